@@ -1,0 +1,691 @@
+"""The rules of Cribbage as a pure state machine.
+
+This module is the single source of truth for the rules (see ``RULES.md``). It knows nothing of
+PettingZoo, observation layouts or agents. A :class:`Game` asks a seat for a card whenever that
+seat has a decision (a discard, or a card to lay in the play); everything else (the cut, the
+starter, forced Go passes, go and last-card points, the show, the next deal) resolves by itself.
+
+    >>> game = Game(Rules(num_players=2), seed=0)
+    >>> while game.phase is not Phase.GAME_OVER:
+    ...     events = game.step(game.legal_actions()[0])
+    >>> game.winner in (0, 1)
+    True
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, NamedTuple
+
+from cribenv import cards as C
+from cribenv.scoring import Breakdown, PegBreakdown, peg_breakdown, peg_points
+from cribenv.scoring import score_hand_breakdown, score_hand_ids
+
+__all__ = [
+    "Rules", "Deal", "Game", "Phase", "PlayerView", "IllegalActionError", "Event",
+    "Cut", "Dealt", "Discarded", "StarterTurned", "Played", "Go", "SeriesEnd", "ShowScored",
+    "HandEnd", "GameOver",
+]
+
+_VALUE = tuple(C.value(c) for c in range(52))
+_RANK = tuple(C.rank(c) for c in range(52))
+_JACK_RANK = C.JACK
+
+
+class IllegalActionError(ValueError):
+    """Raised by :meth:`Game.step` for a card that is not a legal action; the game is unchanged."""
+
+
+class Phase(enum.IntEnum):
+    """The phases an agent can act in (the cut, starter and show resolve automatically)."""
+
+    DISCARD = 0
+    PLAY = 1
+    GAME_OVER = 2
+
+
+# --------------------------------------------------------------------------------------------
+# Configuration
+# --------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Rules:
+    """Table rules.
+
+    ``skunk_line`` / ``double_skunk_line`` default to 91 / 61 for a 121-point game and 31 / none
+    for a 61-point game; pass ``double_skunk_line=0`` to disable double skunks, ``skunk_line=0``
+    to disable skunks. With ``must_peg_out_exactly`` a scoring unit that would take a side past
+    the target scores nothing (a side on 120 of 121 wins only with exactly 1 point).
+    """
+
+    num_players: int = 2
+    target: int = 121
+    skunk_line: int | None = None
+    double_skunk_line: int | None = None
+    must_peg_out_exactly: bool = False
+
+    def __post_init__(self) -> None:
+        if self.num_players not in (2, 3, 4):
+            raise ValueError(f"num_players must be 2, 3 or 4, got {self.num_players!r}")
+        if not isinstance(self.target, int) or self.target < 1:
+            raise ValueError(f"target must be a positive int (121 or 61), got {self.target!r}")
+        if self.skunk_line is None:
+            object.__setattr__(self, "skunk_line", 91 if self.target == 121 else
+                               (31 if self.target == 61 else 0))
+        if self.double_skunk_line is None:
+            object.__setattr__(self, "double_skunk_line", 61 if self.target == 121 else 0)
+        if not 0 <= self.double_skunk_line <= self.skunk_line <= self.target:
+            raise ValueError(
+                "expected 0 <= double_skunk_line <= skunk_line <= target, got "
+                f"{self.double_skunk_line}, {self.skunk_line}, {self.target}"
+            )
+
+    @property
+    def num_sides(self) -> int:
+        """Scoring sides: 2 for 2 players and for 4 players in partnerships, 3 for 3 players."""
+        return 2 if self.num_players in (2, 4) else 3
+
+    @property
+    def hand_size(self) -> int:
+        """Cards dealt to each player."""
+        return 6 if self.num_players == 2 else 5
+
+    @property
+    def discards_per_player(self) -> int:
+        return 2 if self.num_players == 2 else 1
+
+    def side_of(self, seat: int) -> int:
+        """The scoring side of a seat (partners 0 & 2, 1 & 3 in 4-player games)."""
+        return seat % 2 if self.num_players == 4 else seat
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Deal:
+    """A fixed deal for one hand (replays, puzzles, duplicate tournaments).
+
+    ``dealer=None`` keeps the normal rotation. ``hands`` has one list of cards per seat (6 each
+    for 2 players, 5 otherwise); ``crib_card`` is the card dealt straight to the crib in 3-player
+    games. Cards may be ids or strings.
+    """
+
+    dealer: int | None
+    hands: Sequence[Sequence[int | str]]
+    starter: int | str
+    crib_card: int | str | None = None
+
+    def normalised(self, rules: Rules) -> Deal:
+        """Validate against ``rules`` and return the deal with card ids."""
+        n = rules.num_players
+        if self.dealer is not None and not (isinstance(self.dealer, int) and 0 <= self.dealer < n):
+            raise ValueError(f"deal dealer must be None or a seat 0..{n - 1}, got {self.dealer!r}")
+        if len(self.hands) != n:
+            raise ValueError(f"a deal for {n} players needs {n} hands, got {len(self.hands)}")
+        hands = [C.parse_many(h) for h in self.hands]
+        for seat, hand in enumerate(hands):
+            if len(hand) != rules.hand_size:
+                raise ValueError(f"seat {seat} must be dealt {rules.hand_size} cards, got "
+                                 f"{len(hand)}: {C.to_str_many(hand)}")
+        starter = C.parse(self.starter)
+        if n == 3:
+            if self.crib_card is None:
+                raise ValueError("a 3-player deal needs crib_card (the card dealt to the crib)")
+            crib_card: int | None = C.parse(self.crib_card)
+        elif self.crib_card is not None:
+            raise ValueError(f"crib_card is only dealt in 3-player games, got {self.crib_card!r}")
+        else:
+            crib_card = None
+        used = [c for h in hands for c in h] + [starter] + ([crib_card] if n == 3 else [])
+        if len(set(used)) != len(used):
+            dup = sorted({c for c in used if used.count(c) > 1})
+            raise ValueError(f"a deal uses a card twice: {C.to_str_many(dup)}")
+        return Deal(self.dealer, [list(h) for h in hands], starter, crib_card)
+
+    def to_dict(self) -> dict[str, Any]:
+        def fmt(c: int | str) -> str:
+            return C.to_str(C.parse(c))
+        return {
+            "dealer": self.dealer,
+            "hands": [[fmt(c) for c in h] for h in self.hands],
+            "starter": fmt(self.starter),
+            "crib_card": None if self.crib_card is None else fmt(self.crib_card),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Deal:
+        return cls(data.get("dealer"), data["hands"], data["starter"], data.get("crib_card"))
+
+
+# --------------------------------------------------------------------------------------------
+# Events (a typed log; NamedTuples because they are created on the hot path)
+# --------------------------------------------------------------------------------------------
+
+class Cut(NamedTuple):
+    """The cut for first deal: ``cards[i]`` is the card seat i cut in each round (ties re-cut)."""
+    rounds: tuple[tuple[int | None, ...], ...]
+    dealer: int
+
+
+class Dealt(NamedTuple):
+    """A new hand was dealt (the cards are in the game state, not in the public event)."""
+    hand_number: int
+    dealer: int
+
+
+class Discarded(NamedTuple):
+    """``seat`` laid ``card`` away to the crib (hidden from the other seats)."""
+    seat: int
+    card: int
+
+
+class StarterTurned(NamedTuple):
+    """The starter was turned; ``heels`` is 2 (to the dealer) if it is a Jack."""
+    card: int
+    dealer: int
+    heels: int
+
+
+class Played(NamedTuple):
+    """``seat`` laid ``card``; the count is now ``count``; the card scored ``points``."""
+    seat: int
+    card: int
+    count: int
+    points: int
+    series: tuple[int, ...]
+
+    @property
+    def breakdown(self) -> PegBreakdown:
+        return peg_breakdown(self.series)
+
+
+class Go(NamedTuple):
+    """``seat`` could not lay a card and said Go (applied by the engine)."""
+    seat: int
+    count: int
+
+
+class SeriesEnd(NamedTuple):
+    """The count reset. ``reason`` is ``"go"``, ``"31"`` or ``"last card"``; ``points`` (to
+    ``seat``, who laid the last card) excludes the 2 for 31, already in the :class:`Played`."""
+    seat: int
+    points: int
+    reason: str
+
+
+class ShowScored(NamedTuple):
+    """A hand (or the crib, ``is_crib``) was counted in the show for ``seat``."""
+    seat: int
+    is_crib: bool
+    cards: tuple[int, ...]
+    starter: int
+    points: int
+
+    @property
+    def breakdown(self) -> Breakdown:
+        return score_hand_breakdown(list(self.cards), self.starter, self.is_crib)
+
+
+class HandEnd(NamedTuple):
+    """The hand is over (all counted, or the game ended during it)."""
+    hand_number: int
+
+
+class GameOver(NamedTuple):
+    """A side reached the target."""
+    winner: int
+    scores: tuple[int, ...]
+    game_points: int
+
+
+Event = Cut | Dealt | Discarded | StarterTurned | Played | Go | SeriesEnd | ShowScored | HandEnd \
+    | GameOver
+
+
+def event_to_dict(event: Event) -> dict[str, Any]:
+    """A JSON-ready dict of an event, with cards as strings."""
+    out: dict[str, Any] = {"type": type(event).__name__}
+    for key, val in event._asdict().items():
+        if key in ("card", "starter"):
+            val = C.to_str(val)
+        elif key in ("cards", "series"):
+            val = [C.to_str(c) for c in val]
+        elif key == "rounds":
+            val = [[None if c is None else C.to_str(c) for c in r] for r in val]
+        elif isinstance(val, tuple):
+            val = list(val)
+        out[key] = val
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# What one seat may know
+# --------------------------------------------------------------------------------------------
+
+@dataclass
+class PlayerView:
+    """Everything one seat may know at a moment of the current hand (and nothing else)."""
+
+    seat: int
+    num_players: int
+    target: int
+    phase: Phase
+    dealer: int
+    current_player: int | None
+    hand: list[int]                      # cards still held (all dealt cards before discarding)
+    discards: list[int]                  # this seat's own discards
+    starter: int | None
+    played: list[tuple[int, int]]        # (seat, card) laid this hand, in order
+    series_start: int                    # index into ``played`` where the current series starts
+    count: int
+    said_go: list[bool]                  # per seat, in the current series
+    scores: list[int]                    # per side
+    cards_held: list[int]                # number of cards each seat holds
+    discards_made: list[int]             # number of cards each seat has laid away this hand
+    hand_number: int = 0
+    legal: list[int] = field(default_factory=list)
+
+    @property
+    def series(self) -> list[tuple[int, int]]:
+        return self.played[self.series_start:]
+
+    @property
+    def num_sides(self) -> int:
+        return 2 if self.num_players in (2, 4) else 3
+
+    def side_of(self, seat: int) -> int:
+        return seat % 2 if self.num_players == 4 else seat
+
+
+# --------------------------------------------------------------------------------------------
+# The game
+# --------------------------------------------------------------------------------------------
+
+class Game:
+    """One game of Cribbage to ``rules.target``.
+
+    ``seed`` fixes every random choice (the cut for first deal, every shuffle and every starter);
+    the deal sequence depends on the seed alone, never on the actions, so the same seed with the
+    seats swapped gives a duplicate game. ``deals`` are used for successive hands first.
+    ``first_dealer`` skips the cut.
+    """
+
+    def __init__(self, rules: Rules | None = None, seed: int | None = None,
+                 deals: Iterable[Deal] | None = None, first_dealer: int | None = None) -> None:
+        self.rules = rules if rules is not None else Rules()
+        n = self.rules.num_players
+        self.seed = seed
+        self._rng = random.Random(seed)
+        self._given_deals = [d.normalised(self.rules) for d in (deals or [])]
+        if first_dealer is not None and not (isinstance(first_dealer, int)
+                                             and 0 <= first_dealer < n):
+            raise ValueError(f"first_dealer must be a seat 0..{n - 1}, got {first_dealer!r}")
+        self._first_dealer_arg = first_dealer
+        self.actions: list[int] = []
+        self.events: list[Event] = []
+        self.scores: list[int] = [0] * self.rules.num_sides
+        self.winner: int | None = None
+        self.game_points = 0
+        self.phase = Phase.DISCARD
+        self.current_player: int | None = None
+        self.hand_number = -1
+        self.dealer = 0
+        self._side = tuple(self.rules.side_of(s) for s in range(n))
+        self._start_game()
+
+    # ---------------------------------------------------------------- public queries
+    @property
+    def num_players(self) -> int:
+        return self.rules.num_players
+
+    def legal_actions(self) -> list[int]:
+        """Cards the seat to act may choose (sorted card ids); empty when the game is over."""
+        p = self.current_player
+        if p is None:
+            return []
+        if self.phase is Phase.DISCARD:
+            return sorted(self.hands[p])
+        room = 31 - self.count
+        return sorted(c for c in self.hands[p] if _VALUE[c] <= room)
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase is Phase.GAME_OVER
+
+    def view(self, seat: int) -> PlayerView:
+        """What ``seat`` may know now: its own cards, public plays, counts and scores."""
+        n = self.rules.num_players
+        if not 0 <= seat < n:
+            raise ValueError(f"seat must be 0..{n - 1}, got {seat!r}")
+        return PlayerView(
+            seat=seat, num_players=n, target=self.rules.target, phase=self.phase,
+            dealer=self.dealer, current_player=self.current_player,
+            hand=sorted(self.hands[seat]), discards=list(self.discards[seat]),
+            starter=self.starter, played=list(self.played), series_start=self.series_start,
+            count=self.count, said_go=list(self.said_go), scores=list(self.scores),
+            cards_held=[len(h) for h in self.hands],
+            discards_made=[len(d) for d in self.discards], hand_number=self.hand_number,
+            legal=self.legal_actions() if self.current_player == seat else [],
+        )
+
+    def side_of(self, seat: int) -> int:
+        return self._side[seat]
+
+    # ---------------------------------------------------------------- acting
+    def step(self, card: int | str) -> list[Event]:
+        """The seat to act lays ``card`` (a discard or a play). Returns the events it caused.
+
+        Raises :class:`IllegalActionError` (the game unchanged) for an illegal card.
+        """
+        p = self.current_player
+        if p is None:
+            raise IllegalActionError("the game is over: no action is legal")
+        if type(card) is not int:
+            try:
+                card = C.parse(card)
+            except ValueError as exc:
+                raise IllegalActionError(str(exc)) from None
+        hand = self.hands[p]
+        if card not in hand:
+            held = C.to_str_many(sorted(hand))
+            what = C.to_str(card) if 0 <= card < 52 else repr(card)
+            raise IllegalActionError(
+                f"seat {p} cannot lay {what}: it is not in its hand ({held})")
+        start = len(self.events)
+        self.actions.append(card)
+        if self.phase is Phase.DISCARD:
+            self._discard(p, card)
+        else:
+            if _VALUE[card] + self.count > 31:
+                self.actions.pop()
+                raise IllegalActionError(
+                    f"seat {p} cannot lay {C.to_str(card)}: the count is {self.count} and "
+                    f"{C.to_str(card)} would take it past 31 (legal: "
+                    f"{C.to_str_many(self.legal_actions())})")
+            self._play(p, card)
+        return self.events[start:]
+
+    # ---------------------------------------------------------------- internals: setup
+    def _start_game(self) -> None:
+        if self._first_dealer_arg is not None:
+            dealer = self._first_dealer_arg
+        elif self._given_deals and self._given_deals[0].dealer is not None:
+            dealer = self._given_deals[0].dealer
+        else:
+            dealer = self._cut_for_deal()
+        self._next_dealer = dealer
+        self._new_hand()
+
+    def _cut_for_deal(self) -> int:
+        """Each player cuts; the lowest rank deals, ties among the lowest re-cut."""
+        n = self.rules.num_players
+        contenders = list(range(n))
+        rounds = []
+        while True:
+            deck = list(range(52))
+            picks = self._rng.sample(deck, len(contenders))
+            cut: list[int | None] = [None] * n
+            for seat, c in zip(contenders, picks):
+                cut[seat] = c
+            rounds.append(tuple(cut))
+            low = min(_RANK[c] for c in picks)
+            contenders = [s for s, c in zip(contenders, picks) if _RANK[c] == low]
+            if len(contenders) == 1:
+                self.events.append(Cut(tuple(rounds), contenders[0]))
+                return contenders[0]
+
+    def _new_hand(self) -> None:
+        rules = self.rules
+        n = rules.num_players
+        self.hand_number += 1
+        # The shuffle for this hand always comes from the seeded stream, so the deal sequence
+        # is fixed by the seed even when some hands use given deals.
+        deck = list(range(52))
+        self._rng.shuffle(deck)
+        given = self._given_deals[self.hand_number] if self.hand_number < len(
+            self._given_deals) else None
+        dealer = self._next_dealer
+        if given is not None and given.dealer is not None:
+            dealer = given.dealer
+        self.dealer = dealer
+        self._next_dealer = (dealer + 1) % n
+        if given is not None:
+            self.hands = [list(h) for h in given.hands]
+            crib = [given.crib_card] if given.crib_card is not None else []
+            starter = given.starter
+            used = {c for h in self.hands for c in h} | set(crib) | {starter}
+            self.deck = [c for c in deck if c not in used]
+            # the starter is cut from the rest of the deck: put it back at a seeded position
+            self.deck.insert(self._rng.randrange(len(self.deck) + 1), starter)
+        else:
+            size = rules.hand_size
+            # deal one at a time from the left of the dealer
+            order = [(dealer + 1 + i) % n for i in range(n)]
+            self.hands = [[] for _ in range(n)]
+            for i in range(size * n):
+                self.hands[order[i % n]].append(deck[i])
+            rest = deck[size * n:]
+            crib = [rest.pop()] if n == 3 else []
+            self.deck = rest
+        self.crib: list[int] = crib
+        self.kept: list[list[int]] = [[] for _ in range(n)]
+        self.discards: list[list[int]] = [[] for _ in range(n)]
+        self.starter: int | None = None
+        self._given_starter = given.starter if given is not None else None
+        self.played: list[tuple[int, int]] = []
+        self.series: list[int] = []
+        self.series_start = 0
+        self.count = 0
+        self.said_go = [False] * n
+        self._last_player: int | None = None
+        self.phase = Phase.DISCARD
+        self.current_player = (dealer + 1) % n
+        self.events.append(Dealt(self.hand_number, dealer))
+
+    # ---------------------------------------------------------------- internals: discard
+    def _discard(self, p: int, card: int) -> None:
+        self.hands[p].remove(card)
+        self.discards[p].append(card)
+        self.crib.append(card)
+        self.events.append(Discarded(p, card))
+        need = self.rules.discards_per_player
+        if len(self.discards[p]) < need:
+            return  # the same seat throws again
+        n = self.rules.num_players
+        for i in range(1, n + 1):
+            q = (p + i) % n
+            if len(self.discards[q]) < need:
+                self.current_player = q
+                return
+        self._turn_starter()
+
+    def _turn_starter(self) -> None:
+        for s in range(self.rules.num_players):
+            self.kept[s] = list(self.hands[s])
+        if self._given_starter is not None:
+            starter = self._given_starter
+            self.deck.remove(starter)
+        else:
+            starter = self.deck.pop(self._rng.randrange(len(self.deck)))
+        self.starter = starter
+        heels = 2 if _RANK[starter] == _JACK_RANK else 0
+        self.events.append(StarterTurned(starter, self.dealer, heels))
+        self.phase = Phase.PLAY
+        if heels and self._score(self._side[self.dealer], heels):
+            return
+        self._continue_play((self.dealer + 1) % self.rules.num_players)
+
+    # ---------------------------------------------------------------- internals: the play
+    def _play(self, p: int, card: int) -> None:
+        self.hands[p].remove(card)
+        self.count += _VALUE[card]
+        self.series.append(card)
+        self.played.append((p, card))
+        self._last_player = p
+        pts = peg_points(self.series)
+        self.events.append(Played(p, card, self.count, pts, tuple(self.series)))
+        if pts and self._score(self._side[p], pts):
+            return
+        n = self.rules.num_players
+        if self.count == 31:
+            self._end_series("31")
+            return
+        self._continue_play((p + 1) % n)
+
+    def _continue_play(self, seat: int) -> None:
+        """Find the next seat, from ``seat`` on, that can lay a card; apply Go passes."""
+        n = self.rules.num_players
+        room = 31 - self.count
+        hands = self.hands
+        for i in range(n):
+            q = (seat + i) % n
+            hand = hands[q]
+            if not hand:
+                continue
+            for c in hand:
+                if _VALUE[c] <= room:
+                    self.current_player = q
+                    return
+            if not self.said_go[q]:
+                self.said_go[q] = True
+                self.events.append(Go(q, self.count))
+        # nobody can lay a card
+        if self._last_player is None:   # cannot happen: the series starts with a card
+            raise AssertionError("no card laid and nobody can play")
+        self._end_series("go")
+
+    def _end_series(self, reason: str) -> None:
+        last = self._last_player
+        assert last is not None
+        finished = not any(self.hands)
+        if reason == "go":
+            pts = 1
+            if finished:
+                reason = "last card"
+        else:
+            pts = 0  # the 2 for 31 were scored with the card
+        self.events.append(SeriesEnd(last, pts, reason))
+        if pts and self._score(self._side[last], pts):
+            return
+        if finished:
+            self._show()
+            return
+        self.count = 0
+        self.series = []
+        self.series_start = len(self.played)
+        self.said_go = [False] * self.rules.num_players
+        self._continue_play((last + 1) % self.rules.num_players)
+
+    # ---------------------------------------------------------------- internals: the show
+    def _show(self) -> None:
+        n = self.rules.num_players
+        starter = self.starter
+        assert starter is not None
+        self.current_player = None
+        for i in range(1, n + 1):
+            seat = (self.dealer + i) % n
+            hand = self.kept[seat]
+            pts = score_hand_ids(hand, starter, False)
+            self.events.append(ShowScored(seat, False, tuple(hand), starter, pts))
+            if pts and self._score(self._side[seat], pts):
+                return
+        pts = score_hand_ids(self.crib, starter, True)
+        self.events.append(ShowScored(self.dealer, True, tuple(self.crib), starter, pts))
+        if pts and self._score(self._side[self.dealer], pts):
+            return
+        self.events.append(HandEnd(self.hand_number))
+        self._new_hand()
+
+    # ---------------------------------------------------------------- internals: scoring
+    def _score(self, side: int, pts: int) -> bool:
+        """Add a scoring unit; return True if it ends the game."""
+        rules = self.rules
+        target = rules.target
+        new = self.scores[side] + pts
+        if rules.must_peg_out_exactly and new > target:
+            return False
+        self.scores[side] = new
+        if new < target:
+            return False
+        self.winner = side
+        losers = [s for i, s in enumerate(self.scores) if i != side]
+        best_loser = max(losers)
+        if best_loser < rules.double_skunk_line:
+            self.game_points = 3
+        elif best_loser < rules.skunk_line:
+            self.game_points = 2
+        else:
+            self.game_points = 1
+        self.phase = Phase.GAME_OVER
+        self.current_player = None
+        self.events.append(HandEnd(self.hand_number))
+        self.events.append(GameOver(side, tuple(self.scores), self.game_points))
+        return True
+
+    # ---------------------------------------------------------------- copying and records
+    def clone(self) -> Game:
+        """An independent copy (for search): state, RNG and logs are copied."""
+        new = Game.__new__(Game)
+        d = self.__dict__.copy()
+        rng = random.Random()
+        rng.setstate(self._rng.getstate())
+        d["_rng"] = rng
+        for key in ("actions", "events", "scores", "deck", "crib", "played", "series",
+                    "said_go", "_given_deals"):
+            d[key] = list(d[key])
+        for key in ("hands", "kept", "discards"):
+            d[key] = [list(x) for x in d[key]]
+        new.__dict__.update(d)
+        return new
+
+    def to_record(self) -> dict[str, Any]:
+        """A JSON-ready record from which :meth:`from_record` replays the identical game."""
+        if self.seed is not None and not isinstance(self.seed, int):
+            raise TypeError("only games with an int (or None) seed can be recorded")
+        return {
+            "format": "cribenv-game/1",
+            "rules": self.rules.to_dict(),
+            "seed": self.seed,
+            "first_dealer": self._first_dealer_arg,
+            "deals": [d.to_dict() for d in self._given_deals],
+            "actions": [C.to_str(c) for c in self.actions],
+            "scores": list(self.scores),
+            "winner": self.winner,
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_record())
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> Game:
+        """Replay a record made by :meth:`to_record`; checks the result matches."""
+        if record.get("format") != "cribenv-game/1":
+            raise ValueError(f"not a cribenv game record (format {record.get('format')!r})")
+        if record.get("seed") is None:
+            raise ValueError("this record has no seed, so its random deals cannot be replayed")
+        game = cls(Rules(**record["rules"]), seed=record["seed"],
+                   deals=[Deal.from_dict(d) for d in record.get("deals", [])],
+                   first_dealer=record.get("first_dealer"))
+        for i, action in enumerate(record["actions"]):
+            try:
+                game.step(action)
+            except IllegalActionError as exc:
+                raise ValueError(f"record action {i} ({action}) is illegal: {exc}") from None
+        if list(game.scores) != list(record.get("scores", game.scores)):
+            raise ValueError(f"replayed scores {game.scores} differ from the record's "
+                             f"{record['scores']}")
+        return game
+
+    @classmethod
+    def from_json(cls, text: str) -> Game:
+        return cls.from_record(json.loads(text))
+
+    # ---------------------------------------------------------------- display
+    def __repr__(self) -> str:
+        return (f"Game(players={self.rules.num_players}, hand={self.hand_number}, "
+                f"phase={self.phase.name}, scores={self.scores}, to_act={self.current_player})")
