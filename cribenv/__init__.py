@@ -26,3 +26,16 @@ def raw_env(**kwargs: Any):
     from cribenv.aec import raw_env as _raw_env
 
     return _raw_env(**kwargs)
+
+
+def _register_with_pettingzoo() -> None:
+    """Register ``cribenv/cribbage-v0`` with PettingZoo's registry (PettingZoo >= 1.25)."""
+    try:
+        from pettingzoo import aec_registry, register
+    except ImportError:  # an older PettingZoo without a registry
+        return
+    if "cribenv/cribbage-v0" not in aec_registry:
+        register("aec", "cribenv/cribbage-v0", entry_point="cribenv.aec:env")
+
+
+_register_with_pettingzoo()

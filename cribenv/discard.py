@@ -91,9 +91,7 @@ def crib_ev(throw: Iterable[int], unseen: np.ndarray) -> float:
     return float(scores.sum() / scores.size)
 
 
-def analyse_discards(
-    six_cards: str | Iterable[str | int], is_dealer: bool
-) -> list[DiscardOption]:
+def analyse_discards(six_cards: str | Iterable[str | int], is_dealer: bool) -> list[DiscardOption]:
     """All 15 discards of a 2-player 6-card hand (ids or strings), best ``expected`` first.
 
     Raises ``ValueError`` unless given exactly 6 distinct valid cards.

@@ -22,8 +22,14 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, NamedTuple
 
 from cribenv import cards as C
-from cribenv.scoring import Breakdown, PegBreakdown, peg_breakdown, peg_points
-from cribenv.scoring import score_hand_breakdown, score_hand_ids
+from cribenv.scoring import (
+    Breakdown,
+    PegBreakdown,
+    peg_breakdown,
+    peg_points,
+    score_hand_breakdown,
+    score_hand_ids,
+)
 
 __all__ = [
     "Rules", "Deal", "Game", "Phase", "PlayerView", "IllegalActionError", "Event",
@@ -312,11 +318,14 @@ class Game:
     ``seed`` fixes every random choice (the cut for first deal, every shuffle and every starter);
     the deal sequence depends on the seed alone, never on the actions, so the same seed with the
     seats swapped gives a duplicate game. ``deals`` are used for successive hands first.
-    ``first_dealer`` skips the cut.
+    ``first_dealer`` skips the cut. ``max_hands`` stops the game after that many complete hands
+    (phase ``GAME_OVER`` with ``winner`` None unless a side reached the target): one-hand
+    episodes and puzzles.
     """
 
     def __init__(self, rules: Rules | None = None, seed: int | None = None,
-                 deals: Iterable[Deal] | None = None, first_dealer: int | None = None) -> None:
+                 deals: Iterable[Deal] | None = None, first_dealer: int | None = None,
+                 max_hands: int | None = None) -> None:
         self.rules = rules if rules is not None else Rules()
         n = self.rules.num_players
         self.seed = seed
@@ -326,6 +335,9 @@ class Game:
                                              and 0 <= first_dealer < n):
             raise ValueError(f"first_dealer must be a seat 0..{n - 1}, got {first_dealer!r}")
         self._first_dealer_arg = first_dealer
+        if max_hands is not None and max_hands < 1:
+            raise ValueError(f"max_hands must be None or at least 1, got {max_hands!r}")
+        self.max_hands = max_hands
         self.actions: list[int] = []
         self.events: list[Event] = []
         self.scores: list[int] = [0] * self.rules.num_sides
@@ -365,7 +377,7 @@ class Game:
         return PlayerView(
             seat=seat, num_players=n, target=self.rules.target, phase=self.phase,
             dealer=self.dealer, current_player=self.current_player,
-            hand=sorted(self.hands[seat]), discards=list(self.discards[seat]),
+            hand=sorted(self.hands[seat]), discards=sorted(self.discards[seat]),
             starter=self.starter, played=list(self.played), series_start=self.series_start,
             count=self.count, said_go=list(self.said_go), scores=list(self.scores),
             cards_held=[len(h) for h in self.hands],
@@ -599,6 +611,9 @@ class Game:
         if pts and self._score(self._side[self.dealer], pts):
             return
         self.events.append(HandEnd(self.hand_number))
+        if self.max_hands is not None and self.hand_number + 1 >= self.max_hands:
+            self.phase = Phase.GAME_OVER   # cut short: no winner
+            return
         self._new_hand()
 
     # ---------------------------------------------------------------- internals: scoring
@@ -652,6 +667,7 @@ class Game:
             "rules": self.rules.to_dict(),
             "seed": self.seed,
             "first_dealer": self._first_dealer_arg,
+            "max_hands": self.max_hands,
             "deals": [d.to_dict() for d in self._given_deals],
             "actions": [C.to_str(c) for c in self.actions],
             "scores": list(self.scores),
@@ -670,7 +686,7 @@ class Game:
             raise ValueError("this record has no seed, so its random deals cannot be replayed")
         game = cls(Rules(**record["rules"]), seed=record["seed"],
                    deals=[Deal.from_dict(d) for d in record.get("deals", [])],
-                   first_dealer=record.get("first_dealer"))
+                   first_dealer=record.get("first_dealer"), max_hands=record.get("max_hands"))
         for i, action in enumerate(record["actions"]):
             try:
                 game.step(action)

@@ -158,9 +158,7 @@ def _hand_and_starter(
     return ids, s
 
 
-def score_hand(
-    hand: str | Iterable[str | int], starter: str | int, is_crib: bool = False
-) -> int:
+def score_hand(hand: str | Iterable[str | int], starter: str | int, is_crib: bool = False) -> int:
     """Show score of a 4-card hand (or crib, ``is_crib=True``) plus the starter.
 
     ``hand`` is 4 distinct cards (ids, strings like ``"5H"``, or one string ``"5H 5S JD 4C"``);
@@ -169,8 +167,12 @@ def score_hand(
     if type(hand) in (list, tuple) and len(hand) == 4 and type(starter) is int:  # fast path
         c0, c1, c2, c3 = hand  # type: ignore[misc]
         if (
-            type(c0) is int and type(c1) is int and type(c2) is int and type(c3) is int
-            and 0 <= min(c0, c1, c2, c3, starter) and max(c0, c1, c2, c3, starter) < 52
+            type(c0) is int
+            and type(c1) is int
+            and type(c2) is int
+            and type(c3) is int
+            and 0 <= min(c0, c1, c2, c3, starter)
+            and max(c0, c1, c2, c3, starter) < 52
             and len({c0, c1, c2, c3, starter}) == 5
         ):
             return _score5(c0, c1, c2, c3, starter, is_crib)

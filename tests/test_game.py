@@ -6,8 +6,21 @@ import pytest
 
 from cribenv import cards as C
 from cribenv.game import (
-    Cut, Deal, Dealt, Discarded, Game, GameOver, Go, HandEnd, IllegalActionError, Phase, Played,
-    Rules, SeriesEnd, ShowScored, StarterTurned,
+    Cut,
+    Deal,
+    Dealt,
+    Discarded,
+    Game,
+    GameOver,
+    Go,
+    HandEnd,
+    IllegalActionError,
+    Phase,
+    Played,
+    Rules,
+    SeriesEnd,
+    ShowScored,
+    StarterTurned,
 )
 
 P = C.parse
@@ -352,4 +365,4 @@ def test_view_hides_other_hands():
     assert view.legal == sorted(view.hand) and game.view(0).legal == []
     play_cards(game, "TS", "KC")
     assert game.view(0).discards == [] and game.view(0).discards_made == [0, 2]
-    assert game.view(1).discards == PM("TS KC")
+    assert game.view(1).discards == sorted(PM("TS KC"))

@@ -1,0 +1,259 @@
+"""The PettingZoo AEC environment: discard and pegging as alternating actions with masks.
+
+All rules live in :mod:`cribenv.game`; this module only translates between the game and the
+PettingZoo API (agents, observations, masks, rewards, rendering).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from cribenv import cards as C
+from cribenv.game import Deal, Game, GameOver, HandEnd, Phase, Rules
+from cribenv.observation import OBS_SIZE, encode
+
+__all__ = ["env", "raw_env", "CribbageEnv", "ENV_ID"]
+
+ENV_ID = "cribenv/cribbage-v0"
+_SEED_MAX = 2**63 - 1
+
+
+def env(illegal_reward: float = -1.0, **kwargs: Any) -> AECEnv:
+    """The Cribbage AEC env with PettingZoo's standard wrappers.
+
+    An illegal action ends the game with ``illegal_reward`` for the agent that made it
+    (``TerminateIllegalWrapper``); out-of-range actions assert; the API order is enforced.
+    Keyword arguments go to :class:`CribbageEnv`.
+    """
+    e: AECEnv = CribbageEnv(**kwargs)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=illegal_reward)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = wrappers.OrderEnforcingWrapper(e)
+    return e
+
+
+class CribbageEnv(AECEnv):
+    """Cribbage for 2, 3 or 4 players as a PettingZoo AEC environment.
+
+    Args:
+        num_players: 2, 3 or 4 (4 = two partnerships: player_0 & player_2 against 1 & 3).
+        target: 121 or 61.
+        reward: ``"win"``: at the end +1 to the winning side and -1 shared by the losing
+            side(s) (zero-sum; multiplied by the game points 2 / 3 for skunks when ``skunks``);
+            ``"points"``: the zero-sum point differential (own side's points minus the mean of
+            the other sides') scored since the agent last acted.
+        episode: ``"game"`` (to the target) or ``"hand"`` (one deal per episode; pair it with
+            ``reward="points"``).
+        skunks: scale the win reward by the game points.
+        shaping: with ``reward="win"``, add ``shaping`` x the point differential each step.
+        render_mode: None, ``"ansi"`` (``render()`` returns the table as text) or ``"human"``
+            (prints it).
+        rules: extra :class:`~cribenv.game.Rules` fields (``skunk_line``,
+            ``double_skunk_line``, ``must_peg_out_exactly``).
+
+    ``reset(seed=..., options={"deals": [Deal, ...], "first_dealer": seat})`` fixes the deals.
+    """
+
+    metadata = {
+        "name": "cribbage_v0",
+        "render_modes": ["human", "ansi"],
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(self, num_players: int = 2, target: int = 121, reward: str = "win",
+                 episode: str = "game", skunks: bool = False, shaping: float = 0.0,
+                 render_mode: str | None = None, **rules: Any) -> None:
+        super().__init__()
+        if reward not in ("win", "points"):
+            raise ValueError(f"reward must be 'win' or 'points', got {reward!r}")
+        if episode not in ("game", "hand"):
+            raise ValueError(f"episode must be 'game' or 'hand', got {episode!r}")
+        if target not in (61, 121):
+            raise ValueError(f"target must be 121 or 61, got {target!r}")
+        if render_mode not in (None, "human", "ansi"):
+            raise ValueError(f"render_mode must be None, 'human' or 'ansi', got {render_mode!r}")
+        self.rules = Rules(num_players=num_players, target=target, **rules)
+        self.reward_mode = reward
+        self.episode = episode
+        self.skunks = bool(skunks)
+        self.shaping = float(shaping)
+        self.render_mode = render_mode
+        self.possible_agents = [f"player_{i}" for i in range(num_players)]
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        obs_space = spaces.Dict({
+            "observation": spaces.Box(0.0, 2.0, (OBS_SIZE,), np.float32),
+            "action_mask": spaces.Box(0, 1, (52,), np.int8),
+        })
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(52) for a in self.possible_agents}
+        self._side = [self.rules.side_of(s) for s in range(num_players)]
+        self._num_sides = self.rules.num_sides
+        self._seed_rng = np.random.default_rng()
+        self.game: Game | None = None
+        self._cache: dict[str, dict[str, np.ndarray]] = {}
+
+    # ---------------------------------------------------------------- spaces
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # ---------------------------------------------------------------- API
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        if seed is not None:
+            self._seed_rng = np.random.default_rng(seed)
+        options = options or {}
+        deals = options.get("deals")
+        if deals is not None:
+            deals = [d if isinstance(d, Deal) else Deal.from_dict(d) for d in deals]
+        game_seed = options.get("game_seed")
+        if game_seed is None:
+            game_seed = int(self._seed_rng.integers(_SEED_MAX))
+        self.game = Game(self.rules, seed=game_seed, deals=deals,
+                         first_dealer=options.get("first_dealer"),
+                         max_hands=1 if self.episode == "hand" else None)
+        self.agents = list(self.possible_agents)
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self._scores = list(self.game.scores)
+        self._cache = {}
+        self._apply_points()  # nothing scored yet; keeps one code path
+        self.agent_selection = self.agents[self.game.current_player]
+
+    def step(self, action: int) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        game = self.game
+        assert game is not None, "call reset() before step()"
+        self._cumulative_rewards[agent] = 0.0
+        events = game.step(int(action))   # IllegalActionError (clear message) if illegal
+        self._cache = {}
+        self._apply_points()
+        if game.current_player is None:
+            self._finish(events)
+        else:
+            self.agent_selection = self.agents[game.current_player]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        cached = self._cache.get(agent)
+        if cached is not None:
+            return cached
+        game = self.game
+        assert game is not None, "call reset() before observe()"
+        view = game.view(self.agent_name_mapping[agent])
+        mask = np.zeros(52, np.int8)
+        if view.legal:
+            mask[view.legal] = 1
+        obs = {"observation": encode(view), "action_mask": mask}
+        self._cache[agent] = obs
+        return obs
+
+    def action_mask(self, agent: str | None = None) -> np.ndarray:
+        """The mask of ``agent`` (default: the agent to act)."""
+        return self.observe(agent or self.agent_selection)["action_mask"]
+
+    # ---------------------------------------------------------------- rewards
+    def _apply_points(self) -> None:
+        """Set ``self.rewards`` from the points scored since the last call."""
+        game = self.game
+        assert game is not None
+        new = game.scores
+        gained = [b - a for a, b in zip(self._scores, new)]
+        self._scores = list(new)
+        weight = 1.0 if self.reward_mode == "points" else self.shaping
+        sides = self._num_sides
+        total = sum(gained)
+        rewards = self.rewards
+        for agent, seat in self.agent_name_mapping.items():
+            if agent not in rewards:
+                continue
+            if weight and total:
+                own = gained[self._side[seat]]
+                rewards[agent] = weight * (own - (total - own) / (sides - 1))
+            else:
+                rewards[agent] = 0.0
+
+    def _finish(self, events: list) -> None:
+        game = self.game
+        assert game is not None
+        over = next((e for e in reversed(events) if isinstance(e, GameOver)), None)
+        if self.reward_mode == "win" and over is not None:
+            scale = float(over.game_points) if self.skunks else 1.0
+            sides = self._num_sides
+            for agent, seat in self.agent_name_mapping.items():
+                won = self._side[seat] == over.winner
+                self.rewards[agent] += scale if won else -scale / (sides - 1)
+        for agent in self.agents:
+            self.terminations[agent] = True
+            self.infos[agent] = {
+                "scores": tuple(game.scores),
+                "winner": None if game.winner is None else game.winner,
+                "game_points": game.game_points,
+                "hands": game.hand_number + (0 if any(isinstance(e, HandEnd)
+                                                      for e in events) else 1),
+            }
+
+    # ---------------------------------------------------------------- rendering
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode "
+                                  "'ansi' or 'human' to cribenv.env().")
+            return None
+        text = self._table()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def _table(self) -> str:
+        game = self.game
+        if game is None:
+            return "(not reset)"
+        n = self.rules.num_players
+        lines = [f"Cribbage: {n} players to {self.rules.target}, hand {game.hand_number + 1}, "
+                 f"dealer {self.possible_agents[game.dealer]}, phase {game.phase.name}"]
+        score_parts = []
+        for side in range(self._num_sides):
+            members = [a for a, s in self.agent_name_mapping.items() if self._side[s] == side]
+            score_parts.append(f"{'+'.join(members)} {game.scores[side]}")
+        lines.append("scores   " + " | ".join(score_parts))
+        lines.append("starter  " + (C.to_str(game.starter) if game.starter is not None else "--"))
+        series = game.played[game.series_start:] if game.phase is Phase.PLAY else []
+        lines.append(f"count    {game.count:>2}   series: "
+                     + (" ".join(f"{C.to_str(c)}(p{s})" for s, c in series) or "--"))
+        lines.append(f"crib     {len(game.crib)} cards ({self.possible_agents[game.dealer]})")
+        for seat in range(n):
+            agent = self.possible_agents[seat]
+            played = [C.to_str(c) for s, c in game.played if s == seat]
+            mark = ">" if game.current_player == seat else " "
+            held = (C.to_str_many(sorted(game.hands[seat])) if game.current_player == seat
+                    else f"{len(game.hands[seat])} cards")
+            lines.append(f"{mark} {agent:<9} hand: {held:<20} played: {' '.join(played) or '--'}")
+        if game.phase is Phase.GAME_OVER:
+            result = ("no winner (episode ended)" if game.winner is None else
+                      f"side {game.winner} wins ({game.game_points} game point(s))")
+            lines.append("game over: " + result)
+        return "\n".join(lines)
+
+    def close(self) -> None:
+        pass
+
+
+raw_env = CribbageEnv
