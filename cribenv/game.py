@@ -26,7 +26,7 @@ from cribenv.scoring import (
     Breakdown,
     PegBreakdown,
     peg_breakdown,
-    peg_points,
+    peg_points_ids,
     score_hand_breakdown,
     score_hand_ids,
 )
@@ -539,7 +539,7 @@ class Game:
         self.series.append(card)
         self.played.append((p, card))
         self._last_player = p
-        pts = peg_points(self.series)
+        pts = peg_points_ids(self.series)
         self.events.append(Played(p, card, self.count, pts, tuple(self.series)))
         if pts and self._score(self._side[p], pts):
             return

@@ -1,0 +1,10 @@
+"""Bots that play Cribbage from environment observations, and the tournament runner.
+
+    >>> from agents import make_agent
+    >>> bot = make_agent("random", seed=0)
+"""
+
+from agents.base import Agent, RandomAgent, ViewAgent, available_agents, make_agent, register_agent
+
+__all__ = ["Agent", "RandomAgent", "ViewAgent", "available_agents", "make_agent",
+           "register_agent"]

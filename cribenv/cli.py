@@ -1,0 +1,71 @@
+"""The ``cribenv`` command line.
+
+Each sub-command lives in its own module, which provides ``configure(parser)`` (adds the
+arguments) and ``run(args) -> int`` (does the work); this file only dispatches, importing the
+module of the chosen command alone so that ``cribenv score`` stays quick.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+# name -> (module, one-line help)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "score": ("cribenv.commands.score", "score a hand (or crib) with its breakdown"),
+    "discard": ("cribenv.commands.discard", "rank the 15 possible discards by expected value"),
+    "play": ("cribenv.commands.play", "play a game against a bot in the terminal"),
+    "train": ("train.cli", "self-play PPO training with checkpoints and resume"),
+    "tournament": ("agents.tournament", "bots and checkpoints against each other, with CIs"),
+    "bench": ("cribenv.commands.bench", "benchmarks: scoring, engine and env speed vs baselines"),
+    "demo": ("cribenv.commands.demo", "the README's main job: a quick tour end to end"),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="cribenv",
+        description="Cribbage as a reinforcement-learning benchmark.",
+        epilog="Run 'cribenv COMMAND --help' for the options of a command.",
+    )
+    from cribenv import __version__
+
+    parser.add_argument("--version", action="version", version=f"cribenv {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (_, help_text) in COMMANDS.items():
+        sub.add_parser(name, help=help_text, add_help=False)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    if not argv or argv[0] not in COMMANDS:
+        args = parser.parse_args(argv)   # prints help / version / the error and exits
+        parser.print_help()
+        return 2
+    name = argv[0]
+    module_name, help_text = COMMANDS[name]
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        print(f"cribenv {name}: cannot import {module_name} ({exc}); "
+              "is the 'train' extra installed? pip install -e '.[train]'", file=sys.stderr)
+        return 2
+    sub = argparse.ArgumentParser(prog=f"cribenv {name}", description=help_text)
+    module.configure(sub)
+    args = sub.parse_args(argv[1:])
+    try:
+        return int(module.run(args) or 0)
+    except KeyboardInterrupt:
+        print(f"\ncribenv {name}: interrupted", file=sys.stderr)
+        return 130
+    except ValueError as exc:
+        print(f"cribenv {name}: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Sub-commands of the ``cribenv`` command line (one module each)."""
