@@ -4,6 +4,7 @@
     >>> bot = make_agent("random", seed=0)
 """
 
+from agents import ppo as _ppo  # noqa: F401  (registers "ppo:PATH")
 from agents.base import Agent, RandomAgent, ViewAgent, available_agents, make_agent, register_agent
 
 __all__ = ["Agent", "RandomAgent", "ViewAgent", "available_agents", "make_agent",

@@ -9,7 +9,16 @@ import numpy as np
 
 from cribenv import cards
 from cribenv.game import (
-    Event, Game, GameOver, Go, Phase, Played, Rules, SeriesEnd, ShowScored, StarterTurned,
+    Event,
+    Game,
+    GameOver,
+    Go,
+    Phase,
+    Played,
+    Rules,
+    SeriesEnd,
+    ShowScored,
+    StarterTurned,
 )
 from cribenv.observation import encode
 

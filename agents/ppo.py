@@ -1,0 +1,151 @@
+"""``ppo:PATH`` agents: a trained policy played from observations, with numpy only.
+
+A policy file is weights only: a ``.safetensors`` file (which cannot run code when loaded) whose
+metadata holds a JSON config. The network is the actor of an SB3 ``MlpPolicy``: hidden layers
+``pi.{i}.weight`` / ``pi.{i}.bias`` with an activation, then ``action.weight`` /
+``action.bias`` giving 52 logits; illegal cards are masked out. Training checkpoints (SB3 zip
+archives, which hold optimizer state) stay in the run folder for resuming; they are never loaded
+here.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.base import Observation, register_agent
+from cribenv.observation import OBS_SIZE
+
+POLICY_FORMAT = "cribenv-policy/1"
+_ACTIVATIONS = {
+    "tanh": np.tanh,
+    "relu": lambda x: np.maximum(x, 0.0),
+}
+
+
+class PolicyFileError(ValueError):
+    """A policy file that is missing, corrupt or does not match this version of cribenv."""
+
+
+def save_policy(path: str | Path, layers: list[tuple[np.ndarray, np.ndarray]],
+                action: tuple[np.ndarray, np.ndarray], config: dict[str, Any]) -> Path:
+    """Write a policy file atomically. ``layers`` are (weight [out, in], bias [out]) pairs."""
+    from safetensors.numpy import save_file
+
+    path = Path(path)
+    tensors: dict[str, np.ndarray] = {}
+    for i, (w, b) in enumerate(layers):
+        tensors[f"pi.{i}.weight"] = np.ascontiguousarray(w, np.float32)
+        tensors[f"pi.{i}.bias"] = np.ascontiguousarray(b, np.float32)
+    tensors["action.weight"] = np.ascontiguousarray(action[0], np.float32)
+    tensors["action.bias"] = np.ascontiguousarray(action[1], np.float32)
+    meta = {"format": POLICY_FORMAT, "config": json.dumps(config, sort_keys=True)}
+    tmp = path.with_name(path.name + ".tmp")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    save_file(tensors, str(tmp), metadata=meta)
+    tmp.replace(path)
+    return path
+
+
+class Policy:
+    """The actor network of a policy file, evaluated with numpy."""
+
+    def __init__(self, layers: list[tuple[np.ndarray, np.ndarray]],
+                 action: tuple[np.ndarray, np.ndarray], activation: str = "tanh",
+                 config: dict[str, Any] | None = None) -> None:
+        if activation not in _ACTIVATIONS:
+            raise PolicyFileError(f"unknown activation {activation!r}: expected one of "
+                                  f"{sorted(_ACTIVATIONS)}")
+        self.layers = [(w.astype(np.float32), b.astype(np.float32)) for w, b in layers]
+        self.action = (action[0].astype(np.float32), action[1].astype(np.float32))
+        self.activation = _ACTIVATIONS[activation]
+        self.config = dict(config or {})
+        size = OBS_SIZE
+        for i, (w, b) in enumerate(self.layers + [self.action]):
+            if w.ndim != 2 or w.shape[1] != size or b.shape != (w.shape[0],):
+                raise PolicyFileError(
+                    f"layer {i} has weight {w.shape} / bias {b.shape}, expected input size "
+                    f"{size} (the observation has {OBS_SIZE} entries)")
+            size = w.shape[0]
+        if size != 52:
+            raise PolicyFileError(f"the action layer gives {size} logits, expected 52")
+
+    @classmethod
+    def load(cls, path: str | Path) -> Policy:
+        """Read a policy file; raises :class:`PolicyFileError` with the reason."""
+        path = Path(path)
+        if not path.is_file():
+            raise PolicyFileError(f"no policy file at {path}")
+        try:
+            from safetensors import safe_open
+        except ImportError as exc:  # pragma: no cover
+            raise PolicyFileError("reading policies needs safetensors: pip install "
+                                  "safetensors") from exc
+        try:
+            with safe_open(str(path), framework="numpy") as f:
+                meta = f.metadata() or {}
+                tensors = {k: f.get_tensor(k) for k in f.keys()}
+        except Exception as exc:  # safetensors raises several types for corrupt files
+            raise PolicyFileError(f"{path} is not a readable safetensors policy file "
+                                  f"({type(exc).__name__}: {exc})") from None
+        if meta.get("format") != POLICY_FORMAT:
+            raise PolicyFileError(f"{path} is not a cribenv policy (format "
+                                  f"{meta.get('format')!r}, expected {POLICY_FORMAT!r})")
+        try:
+            config = json.loads(meta.get("config", "{}"))
+        except json.JSONDecodeError as exc:
+            raise PolicyFileError(f"{path}: the config in the metadata is not JSON: {exc}") \
+                from None
+        layers = []
+        i = 0
+        while f"pi.{i}.weight" in tensors:
+            layers.append((tensors[f"pi.{i}.weight"], tensors[f"pi.{i}.bias"]))
+            i += 1
+        if "action.weight" not in tensors or "action.bias" not in tensors:
+            raise PolicyFileError(f"{path} has no action layer")
+        return cls(layers, (tensors["action.weight"], tensors["action.bias"]),
+                   config.get("activation", "tanh"), config)
+
+    def logits(self, obs: np.ndarray) -> np.ndarray:
+        """Unmasked logits for one observation vector or a batch (rows)."""
+        h = np.asarray(obs, np.float32)
+        for w, b in self.layers:
+            h = self.activation(h @ w.T + b)
+        w, b = self.action
+        return h @ w.T + b
+
+
+class PPOAgent:
+    """Plays a trained policy: the most likely legal card, or a sample with ``sample=True``."""
+
+    def __init__(self, path: str | Path, seed: int | None = None, sample: bool = False) -> None:
+        self.path = str(path)
+        self.policy = Policy.load(path)
+        self.name = f"ppo:{Path(path).name}"
+        self.sample = sample
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self) -> None:
+        pass
+
+    def act(self, observation: Observation) -> int:
+        mask = np.asarray(observation["action_mask"]).astype(bool)
+        if not mask.any():
+            raise ValueError(f"{self.name}: no legal action in this observation (not its turn?)")
+        logits = self.policy.logits(observation["observation"])
+        logits = np.where(mask, logits, -np.inf)
+        if not self.sample:
+            return int(np.argmax(logits))
+        p = np.exp(logits - logits.max())
+        p /= p.sum()
+        return int(self.rng.choice(52, p=p))
+
+
+def _make_ppo(path: str, seed: int | None = None, **kwargs: Any) -> PPOAgent:
+    return PPOAgent(path, seed=seed, **kwargs)
+
+
+register_agent("ppo", _make_ppo)

@@ -1,0 +1,92 @@
+"""ppo:PATH agents: weights-only policy files, loading errors, legal play."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents import make_agent
+from agents.ppo import POLICY_FORMAT, Policy, PolicyFileError, PPOAgent, save_policy
+from cribenv.game import Game, Rules
+from cribenv.observation import OBS_SIZE, encode
+
+
+def random_policy(tmp_path, seed=0, hidden=(32, 16), activation="relu"):
+    rng = np.random.default_rng(seed)
+    sizes = [OBS_SIZE, *hidden]
+    layers = [(rng.normal(size=(o, i)).astype(np.float32) * 0.1, rng.normal(size=o) * 0.1)
+              for i, o in zip(sizes[:-1], sizes[1:])]
+    head = (rng.normal(size=(52, sizes[-1])).astype(np.float32), rng.normal(size=52))
+    path = save_policy(tmp_path / "p.safetensors", layers, head, {"activation": activation})
+    return path, layers, head
+
+
+def obs_of(game: Game) -> dict[str, np.ndarray]:
+    seat = game.current_player
+    mask = np.zeros(52, np.int8)
+    mask[game.legal_actions()] = 1
+    return {"observation": encode(game.view(seat)), "action_mask": mask}
+
+
+def test_roundtrip_and_forward_matches_manual(tmp_path):
+    path, layers, head = random_policy(tmp_path)
+    policy = Policy.load(path)
+    x = np.random.default_rng(1).random(OBS_SIZE).astype(np.float32)
+    h = x
+    for w, b in layers:
+        h = np.maximum(w @ h + b, 0)
+    expected = head[0] @ h + head[1]
+    np.testing.assert_allclose(policy.logits(x), expected, rtol=1e-5, atol=1e-5)
+    assert policy.config["activation"] == "relu"
+
+
+def test_ppo_agent_plays_only_legal_cards_to_the_end(tmp_path):
+    path, _, _ = random_policy(tmp_path)
+    for sample in (False, True):
+        agent = make_agent(f"ppo:{path}", seed=3, sample=sample)
+        assert isinstance(agent, PPOAgent)
+        game = Game(Rules(target=61), seed=4)
+        while not game.is_over:
+            obs = obs_of(game)
+            card = agent.act(obs)
+            assert obs["action_mask"][card] == 1
+            game.step(card)
+
+
+def test_deterministic_agent_picks_the_best_legal_logit(tmp_path):
+    path, _, _ = random_policy(tmp_path)
+    agent = PPOAgent(path)
+    game = Game(Rules(), seed=5)
+    obs = obs_of(game)
+    logits = agent.policy.logits(obs["observation"])
+    legal = np.flatnonzero(obs["action_mask"])
+    assert agent.act(obs) == legal[np.argmax(logits[legal])]
+
+
+def test_bad_files_give_clear_errors(tmp_path):
+    with pytest.raises(PolicyFileError, match="no policy file"):
+        PPOAgent(tmp_path / "missing.safetensors")
+    junk = tmp_path / "junk.safetensors"
+    junk.write_bytes(b"\x00\x01not a safetensors file at all")
+    with pytest.raises(PolicyFileError, match="not a readable safetensors"):
+        PPOAgent(junk)
+    path, _, _ = random_policy(tmp_path)
+    truncated = tmp_path / "trunc.safetensors"
+    truncated.write_bytes(path.read_bytes()[:-100])
+    with pytest.raises(PolicyFileError):
+        PPOAgent(truncated)
+    from safetensors.numpy import save_file
+
+    other = tmp_path / "other.safetensors"
+    save_file({"w": np.zeros(3, np.float32)}, str(other), metadata={"format": "x"})
+    with pytest.raises(PolicyFileError, match="not a cribenv policy"):
+        PPOAgent(other)
+    wrong = tmp_path / "wrong.safetensors"
+    save_file({"pi.0.weight": np.zeros((8, 10), np.float32), "pi.0.bias": np.zeros(8, np.float32),
+               "action.weight": np.zeros((52, 8), np.float32),
+               "action.bias": np.zeros(52, np.float32)},
+              str(wrong), metadata={"format": POLICY_FORMAT, "config": "{}"})
+    with pytest.raises(PolicyFileError, match="expected input size"):
+        PPOAgent(wrong)
+    with pytest.raises(ValueError, match="needs the path"):
+        make_agent("ppo:")

@@ -1,0 +1,133 @@
+"""Training settings: one dataclass, saved as JSON with every run."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+
+@dataclass
+class TrainConfig:
+    """Everything that defines a self-play PPO run (saved as ``config.json`` in the run dir)."""
+
+    # length and hardware
+    total_steps: int = 200_000          # learner decisions (env steps) to train for
+    n_envs: int = 8                     # parallel games per rollout
+    threads: int = 2                    # torch threads (cores) for the network
+    seed: int = 0
+    # game
+    num_players: int = 2
+    target: int = 121
+    reward: str = "win"                 # "win" (+1/-1 at the end) or "points"
+    shaping: float = 0.01               # with reward="win": + shaping x point differential
+    skunks: bool = False                # scale the win reward by game points
+    # PPO
+    learning_rate: float = 3e-4
+    n_steps: int = 256                  # steps per env per rollout
+    batch_size: int = 512
+    n_epochs: int = 4
+    gamma: float = 0.995
+    gae_lambda: float = 0.95
+    clip_range: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    net_arch: list[int] = field(default_factory=lambda: [256, 256])
+    activation: str = "relu"            # "relu" or "tanh"
+    # opponent pool
+    heuristic_share: float = 0.3        # share of episodes against the heuristic bots
+    heuristics: list[str] = field(default_factory=lambda: ["greedy", "expert"])
+    snapshot_every: int = 50_000        # add a frozen copy of the learner to the pool
+    pool_size: int = 10                 # most recent snapshots kept
+    # bookkeeping
+    checkpoint_every: int = 20_000
+    eval_every: int = 50_000
+    eval_games: int = 200               # per heuristic (duplicate pairs), 0 disables
+
+    def __post_init__(self) -> None:
+        if self.reward not in ("win", "points"):
+            raise ValueError(f"reward must be 'win' or 'points', got {self.reward!r}")
+        if self.activation not in ("relu", "tanh"):
+            raise ValueError(f"activation must be 'relu' or 'tanh', got {self.activation!r}")
+        if not 0.0 <= self.heuristic_share <= 1.0:
+            raise ValueError(f"heuristic_share must be in [0, 1], got {self.heuristic_share}")
+        if self.num_players != 2:
+            raise ValueError("self-play training supports 2 players for now")
+        for name in ("total_steps", "n_envs", "threads", "n_steps", "batch_size", "n_epochs",
+                     "snapshot_every", "pool_size", "checkpoint_every", "eval_every"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
+        if self.eval_games < 0 or self.eval_games % 2:
+            raise ValueError(f"eval_games must be an even number >= 0 (duplicate pairs), "
+                             f"got {self.eval_games}")
+
+    @property
+    def rollout_steps(self) -> int:
+        return self.n_steps * self.n_envs
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def fingerprint(self) -> str:
+        """A hash of the settings that must not change when a run is resumed."""
+        fixed = {k: v for k, v in self.to_dict().items()
+                 if k not in ("total_steps", "threads", "checkpoint_every", "eval_every",
+                              "eval_games")}
+        return hashlib.sha256(json.dumps(fixed, sort_keys=True).encode()).hexdigest()[:16]
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_dict(), indent=2, sort_keys=True) + "\n")
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TrainConfig:
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(f"unknown training settings: {', '.join(unknown)}")
+        return cls(**data)
+
+    @classmethod
+    def load(cls, path: str | Path) -> TrainConfig:
+        try:
+            data = json.loads(Path(path).read_text())
+        except FileNotFoundError:
+            raise ValueError(f"no config file at {path}") from None
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path} is not valid JSON: {exc}") from None
+        if not isinstance(data, dict):
+            raise ValueError(f"{path} must hold a JSON object of settings")
+        return cls.from_dict(data)
+
+
+# One line of help per setting (used by `cribenv train --help`).
+HELP: dict[str, str] = {
+    "total_steps": "learner decisions (env steps) to train for",
+    "n_envs": "parallel games per rollout",
+    "threads": "torch threads (cores) for the network",
+    "reward": "'win' (+1/-1 at the end) or 'points'",
+    "shaping": "with reward 'win': + shaping x point differential per step",
+    "skunks": "scale the win reward by game points",
+    "n_steps": "steps per env per rollout",
+    "activation": "'relu' or 'tanh'",
+    "heuristic_share": "share of episodes against the heuristic bots",
+    "snapshot_every": "steps between frozen copies of the learner added to the pool",
+    "pool_size": "most recent snapshots kept",
+    "eval_games": "evaluation games per heuristic (duplicate pairs), 0 disables",
+    "heuristics": "heuristic bots in the pool and in the evaluation",
+    "checkpoint_every": "steps between checkpoints",
+    "eval_every": "steps between evaluations",
+    "learning_rate": "Adam learning rate",
+    "batch_size": "PPO minibatch size",
+    "n_epochs": "PPO epochs per update",
+    "gamma": "discount factor",
+    "gae_lambda": "GAE lambda",
+    "clip_range": "PPO clip range",
+    "ent_coef": "entropy bonus",
+    "vf_coef": "value loss weight",
+    "net_arch": "hidden layer sizes (policy and value nets)",
+    "seed": "seed of everything",
+    "num_players": "players (2)",
+    "target": "points to win: 121 or 61",
+}
