@@ -1,0 +1,122 @@
+"""Self-play PPO training: a tiny run end to end, resume after a kill, bad checkpoints."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from agents import make_agent  # noqa: E402
+from cribenv.game import Game, Rules  # noqa: E402
+from cribenv.observation import encode  # noqa: E402
+from train.config import TrainConfig  # noqa: E402
+from train.ppo import CheckpointError, train  # noqa: E402
+
+TINY = dict(n_envs=2, n_steps=64, batch_size=64, n_epochs=1, net_arch=[16], threads=1,
+            heuristics=["random"], eval_games=2, eval_every=256, snapshot_every=256,
+            checkpoint_every=128, pool_size=3)
+
+
+def tiny_config(**kw) -> TrainConfig:
+    return TrainConfig(**{**TINY, "total_steps": 512, **kw})
+
+
+def test_tiny_run_produces_a_playable_policy(tmp_path):
+    run = tmp_path / "run"
+    policy = train(tiny_config(), run, progress=False, log=lambda s: None)
+    assert policy.is_file() and (run / "learning_curve.png").is_file()
+    assert json.loads((run / "config.json").read_text())["net_arch"] == [16]
+    rows = (run / "eval.csv").read_text().splitlines()
+    assert rows[0].startswith("step,random_win_rate") and len(rows) >= 3
+    assert len(list((run / "pool").glob("snap-*.safetensors"))) == 3   # steps 0, 256, 512
+    agent = make_agent(f"ppo:{policy}")
+    game = Game(Rules(target=61), seed=1)
+    while not game.is_over:
+        mask = np.zeros(52, np.int8)
+        mask[game.legal_actions()] = 1
+        card = agent.act({"observation": encode(game.view(game.current_player)),
+                          "action_mask": mask})
+        game.step(card)
+    assert (run / "logs" / "progress.csv").is_file()
+    with pytest.raises(CheckpointError, match="already holds a run"):
+        train(tiny_config(), run, progress=False, log=lambda s: None)
+
+
+def test_resume_after_kill_loses_nothing(tmp_path):
+    run = tmp_path / "run"
+    total = 4096
+    cmd = [sys.executable, "-m", "cribenv.cli", "train", "--run-dir", str(run),
+           "--total-steps", str(total), "--no-progress", "--eval-games", "0"]
+    for key, value in TINY.items():
+        if key == "eval_games":
+            continue
+        flag = "--" + key.replace("_", "-")
+        cmd += [flag, *map(str, value)] if isinstance(value, list) else [flag, str(value)]
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
+    latest = run / "checkpoints" / "LATEST"
+    deadline = time.time() + 120
+    while time.time() < deadline and proc.poll() is None:
+        if latest.exists() and latest.read_text().strip() >= "step-000000256":
+            break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    killed_at = int(latest.read_text().strip().split("-")[1])
+    assert 0 < killed_at < total, "the run must be killed mid-way"
+    state = json.loads((run / "checkpoints" / latest.read_text().strip() / "state.json")
+                       .read_text())
+    assert state["step"] == killed_at and state["pool"]
+
+    logs: list[str] = []
+    cfg = tiny_config(total_steps=total, eval_games=0)
+    policy = train(cfg, run, resume=True, progress=False, log=logs.append)
+    assert any(f"at step {killed_at:,}" in line for line in logs), logs
+    final = json.loads((run / "checkpoints" / latest.read_text().strip() / "state.json")
+                       .read_text())
+    assert final["step"] == total
+    # the pool kept its snapshots over the kill and went on adding one every 256 steps
+    assert final["pool"] == [f"snap-{s:09d}.safetensors" for s in (total - 512, total - 256,
+                                                                  total)]
+    assert all((run / "pool" / name).is_file() for name in state["pool"])
+    assert policy.is_file()
+
+
+def test_bad_checkpoints_give_clear_errors(tmp_path):
+    run = tmp_path / "run"
+    with pytest.raises(CheckpointError, match="nothing to resume"):
+        train(tiny_config(), run, resume=True, progress=False)
+    train(tiny_config(total_steps=256, eval_games=0), run, progress=False, log=lambda s: None)
+    # settings that define the run may not change on resume
+    cfg = json.loads((run / "config.json").read_text())
+    cfg["learning_rate"] = 1e-3
+    (run / "config.json").write_text(json.dumps(cfg))
+    with pytest.raises(CheckpointError, match="different settings"):
+        train(tiny_config(total_steps=512), run, resume=True, progress=False)
+    cfg["learning_rate"] = TINY.get("learning_rate", TrainConfig().learning_rate)
+    (run / "config.json").write_text(json.dumps(cfg))
+    name = (run / "checkpoints" / "LATEST").read_text().strip()
+    (run / "checkpoints" / name / "model.zip").write_bytes(b"garbage")
+    with pytest.raises(CheckpointError, match="cannot be loaded"):
+        train(tiny_config(total_steps=512), run, resume=True, progress=False)
+    (run / "checkpoints" / name / "state.json").write_text("{not json")
+    with pytest.raises(CheckpointError, match="corrupt"):
+        train(tiny_config(total_steps=512), run, resume=True, progress=False)
+
+
+def test_config_validation():
+    with pytest.raises(ValueError, match="reward"):
+        TrainConfig(reward="score")
+    with pytest.raises(ValueError, match="eval_games"):
+        TrainConfig(eval_games=3)
+    with pytest.raises(ValueError, match="unknown training settings"):
+        TrainConfig.from_dict({"learning_rte": 1})
