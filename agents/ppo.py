@@ -20,6 +20,8 @@ from agents.base import Observation, register_agent
 from cribenv.observation import OBS_SIZE
 
 POLICY_FORMAT = "cribenv-policy/1"
+#: The agent trained by the project (``make_agent("ppo:shipped")``); see the README.
+SHIPPED_POLICY = Path(__file__).resolve().parent / "trained" / "cribbage_ppo.safetensors"
 _ACTIVATIONS = {
     "tanh": np.tanh,
     "relu": lambda x: np.maximum(x, 0.0),
@@ -145,7 +147,10 @@ class PPOAgent:
 
 
 def _make_ppo(path: str, seed: int | None = None, **kwargs: Any) -> PPOAgent:
-    return PPOAgent(path, seed=seed, **kwargs)
+    agent = PPOAgent(SHIPPED_POLICY if path == "shipped" else path, seed=seed, **kwargs)
+    if path == "shipped":
+        agent.name = "ppo:shipped"
+    return agent
 
 
 register_agent("ppo", _make_ppo)

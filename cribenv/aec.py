@@ -6,6 +6,7 @@ PettingZoo API (agents, observations, masks, rewards, rendering).
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
@@ -15,7 +16,7 @@ from pettingzoo.utils import wrappers
 
 from cribenv import cards as C
 from cribenv.game import Deal, Game, GameOver, HandEnd, Phase, Rules
-from cribenv.observation import OBS_SIZE, encode
+from cribenv.observation import OBS_SIZE, encode_fields
 
 __all__ = ["env", "raw_env", "CribbageEnv", "ENV_ID"]
 
@@ -31,10 +32,82 @@ def env(illegal_reward: float = -1.0, **kwargs: Any) -> AECEnv:
     Keyword arguments go to :class:`CribbageEnv`.
     """
     e: AECEnv = CribbageEnv(**kwargs)
-    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=illegal_reward)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    e = wrappers.OrderEnforcingWrapper(e)
+    e = _TerminateIllegal(e, illegal_reward=illegal_reward)
+    e = _AssertOutOfBounds(e)
+    e = _OrderEnforcing(e)
     return e
+
+
+# --------------------------------------------------------------------------------------------
+# PettingZoo's standard wrappers, minus the attribute-lookup tax
+# --------------------------------------------------------------------------------------------
+# PettingZoo's wrappers reach the env's state (``agent_selection``, ``terminations``, ...)
+# through ``BaseWrapper.__getattr__``: a failed lookup plus a ``getattr`` per wrapper layer,
+# some 36 times per agent step with three layers, which cost more than the game itself. The
+# subclasses below are PettingZoo's classes (same code, checks, warnings and errors; still
+# ``isinstance`` of them) with those names resolved by one C-level property that reads the raw
+# env directly, which is where every layer's ``__getattr__`` chain ends anyway (no wrapper in
+# the stack defines them). ``action_space`` / ``observation_space`` likewise go straight to the
+# raw env instead of through each layer's pass-through method.
+#
+# OrderEnforcingWrapper refuses some of these names before ``reset()``: the raw env does not
+# have them until its first reset, so the property's AttributeError falls back to
+# ``OrderEnforcingWrapper.__getattr__``, which raises PettingZoo's "cannot be accessed before
+# reset" error exactly as before (tests/test_wrappers.py checks it).
+
+_HOT_ATTRIBUTES = ("agent_selection", "agents", "terminations", "truncations", "infos",
+                   "rewards", "_cumulative_rewards")
+
+
+def _raw_property(name: str) -> property:
+    def fset(self: Any, value: Any) -> None:
+        setattr(self._raw, name, value)
+
+    return property(operator.attrgetter("_raw." + name), fset, doc=f"``{name}`` of the raw env")
+
+
+class _FastAttributes:
+    _raw: AECEnv
+
+    def __init__(self, env: AECEnv, *args: Any, **kwargs: Any) -> None:
+        self._raw = env.unwrapped
+        super().__init__(env, *args, **kwargs)  # type: ignore[call-arg]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self._raw.action_space(agent)
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self._raw.observation_space(agent)
+
+    def __str__(self) -> str:
+        return str(self.env)  # type: ignore[attr-defined]
+
+
+for _name in _HOT_ATTRIBUTES:
+    setattr(_FastAttributes, _name, _raw_property(_name))
+del _name
+
+
+class _TerminateIllegal(_FastAttributes, wrappers.TerminateIllegalWrapper):
+    """:class:`pettingzoo.utils.wrappers.TerminateIllegalWrapper` with direct attribute reads."""
+
+
+class _AssertOutOfBounds(_FastAttributes, wrappers.AssertOutOfBoundsWrapper):
+    """:class:`pettingzoo.utils.wrappers.AssertOutOfBoundsWrapper` with direct attribute reads."""
+
+
+class _OrderEnforcing(_FastAttributes, wrappers.OrderEnforcingWrapper):
+    """:class:`pettingzoo.utils.wrappers.OrderEnforcingWrapper` with direct attribute reads."""
+
+
+class _CardSpace(spaces.Discrete):
+    """``Discrete(52)`` whose ``contains`` answers a plain ``int`` without numpy (the
+    ``AssertOutOfBoundsWrapper`` asks it every step); other values take Gymnasium's path."""
+
+    def contains(self, x: Any) -> bool:
+        if type(x) is int:
+            return 0 <= x < 52
+        return super().contains(x)
 
 
 class CribbageEnv(AECEnv):
@@ -91,12 +164,15 @@ class CribbageEnv(AECEnv):
             "action_mask": spaces.Box(0, 1, (52,), np.int8),
         })
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        self.action_spaces = {a: spaces.Discrete(52) for a in self.possible_agents}
+        self.action_spaces = {a: _CardSpace(52) for a in self.possible_agents}
         self._side = [self.rules.side_of(s) for s in range(num_players)]
         self._num_sides = self.rules.num_sides
+        self._num_players = num_players
+        self._target = target
         self._seed_rng = np.random.default_rng()
         self.game: Game | None = None
         self._cache: dict[str, dict[str, np.ndarray]] = {}
+        self._rewards_paid = False   # some entry of self.rewards may be non-zero
 
     # ---------------------------------------------------------------- spaces
     def observation_space(self, agent: str) -> spaces.Space:
@@ -140,12 +216,16 @@ class CribbageEnv(AECEnv):
         self._cumulative_rewards[agent] = 0.0
         events = game.step(int(action))   # IllegalActionError (clear message) if illegal
         self._cache = {}
-        self._apply_points()
+        # most steps score nothing and follow a step that paid nothing: rewards stay all zero
+        if self._rewards_paid or game.scores != self._scores:
+            self._apply_points()
         if game.current_player is None:
             self._finish(events)
+            self._accumulate_rewards()
         else:
             self.agent_selection = self.agents[game.current_player]
-        self._accumulate_rewards()
+            if self._rewards_paid:
+                self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
@@ -155,13 +235,22 @@ class CribbageEnv(AECEnv):
             return cached
         game = self.game
         assert game is not None, "call reset() before observe()"
-        view = game.view(self.agent_name_mapping[agent])
-        mask = np.zeros(52, np.int8)
-        if view.legal:
-            mask[view.legal] = 1
-        obs = {"observation": encode(view), "action_mask": mask}
-        self._cache[agent] = obs
-        return obs
+        seat = self.agent_name_mapping[agent]
+        # encode_fields takes exactly the fields of game.view(seat) (so the observation is a
+        # function of the view alone) but reads them from the game without the view's copies
+        hand = game.hands[seat]
+        obs = encode_fields(
+            seat, self._num_players, self._target, game.phase, game.dealer,
+            game.current_player, hand, game.discards[seat], game.starter, game.played,
+            game.series_start, game.count, game.said_go, game.scores,
+            list(map(len, game.hands)), list(map(len, game.discards)), game.hand_number)
+        mask = bytearray(52)
+        if game.current_player == seat:
+            for c in game.legal_actions():
+                mask[c] = 1
+        out = {"observation": obs, "action_mask": np.frombuffer(mask, np.int8)}
+        self._cache[agent] = out
+        return out
 
     def action_mask(self, agent: str | None = None) -> np.ndarray:
         """The mask of ``agent`` (default: the agent to act)."""
@@ -179,14 +268,17 @@ class CribbageEnv(AECEnv):
         sides = self._num_sides
         total = sum(gained)
         rewards = self.rewards
+        paid = False
         for agent, seat in self.agent_name_mapping.items():
             if agent not in rewards:
                 continue
             if weight and total:
                 own = gained[self._side[seat]]
-                rewards[agent] = weight * (own - (total - own) / (sides - 1))
+                rewards[agent] = r = weight * (own - (total - own) / (sides - 1))
+                paid = paid or r != 0.0
             else:
                 rewards[agent] = 0.0
+        self._rewards_paid = paid
 
     def _finish(self, events: list) -> None:
         game = self.game

@@ -9,6 +9,8 @@ function of the view alone, so hidden cards can never leak into it.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+
 import numpy as np
 
 from cribenv.game import Phase, PlayerView
@@ -71,48 +73,99 @@ _HANDNO = OFFSETS["hand_number"].start
 _TARGETS = {True: 61, False: 121}
 
 
+def _static_part(n: int, me: int, target: int) -> tuple[np.ndarray, tuple[int, ...]]:
+    """What never changes for one observer in one game: the template vector (teammates, number
+    of players, game length) and, per absolute seat, the offset of its ``played_by`` block."""
+    key = (n, me, target)
+    cached = _STATIC.get(key)
+    if cached is None:
+        tmpl = np.zeros(OBS_SIZE, np.float32)
+        me_side = me % 2 if n == 4 else me
+        for k in range(n):
+            seat = (me + k) % n
+            if (seat % 2 if n == 4 else seat) == me_side:
+                tmpl[_TEAM + k] = 1.0
+        tmpl[_NPLAY + n - 2] = 1.0
+        if target == 61:
+            tmpl[_SHORT] = 1.0
+        tmpl.setflags(write=False)
+        played_off = tuple(_PLAYED + 52 * ((seat - me) % n) for seat in range(n))
+        cached = _STATIC[key] = (tmpl, played_off)
+    return cached
+
+
+_STATIC: dict[tuple[int, int, int], tuple[np.ndarray, tuple[int, ...]]] = {}
+
+
+def encode_fields(seat: int, num_players: int, target: int, phase: int, dealer: int,
+                  current_player: int | None, hand: Iterable[int], discards: Iterable[int],
+                  starter: int | None, played: Sequence[tuple[int, int]], series_start: int,
+                  count: int, said_go: Sequence[bool], scores: Sequence[int],
+                  cards_held: Sequence[int], discards_made: Sequence[int], hand_number: int,
+                  out: np.ndarray | None = None) -> np.ndarray:
+    """:func:`encode` from the fields of a :class:`PlayerView`, without building one.
+
+    The arguments are exactly the view's fields (``hand`` and ``discards`` in any order), so the
+    vector is still a function of what ``seat`` may know; the environment calls this on the
+    game's state to skip the view's copies and sorts. ``out`` (float32, ``OBS_SIZE``) is
+    overwritten and returned; by default a new vector is made.
+    """
+    n = num_players
+    me = seat
+    static = _STATIC.get((n, me, target))
+    tmpl, played_off = static if static is not None else _static_part(n, me, target)
+    if out is None:
+        obs = tmpl.copy()
+    else:
+        obs = out
+        obs[:] = tmpl
+    for c in hand:
+        obs[_HAND + c] = 1.0
+    for c in discards:
+        obs[_DISC + c] = 1.0
+    if starter is not None:
+        obs[_STARTER + starter] = 1.0
+    i = 0
+    for p, card in played:
+        obs[played_off[p] + card] = 1.0
+        i += 1
+        obs[_ORDER + card] = i / MAX_CARDS_PER_HAND
+        if i > series_start:
+            obs[_SERIES + card] = 1.0
+    obs[_COUNT + count] = 1.0
+    k = 0
+    for p in range(me, me + n):
+        if p >= n:
+            p -= n
+        if said_go[p]:
+            obs[_GO + k] = 1.0
+        obs[_HELD + k] = cards_held[p] / 6
+        obs[_DMADE + k] = discards_made[p] / 2
+        k += 1
+    if n == 2:
+        obs[_SCORES] = scores[me] / target
+        obs[_SCORES + 1] = scores[1 - me] / target
+    else:
+        sides = 2 if n == 4 else 3
+        my_side = me % 2 if n == 4 else me
+        for k in range(sides):
+            obs[_SCORES + k] = scores[(my_side + k) % sides] / target
+    obs[_DEALER + (dealer - me) % n] = 1.0
+    obs[_TO_ACT + (MAX_SEATS if current_player is None else (current_player - me) % n)] = 1.0
+    obs[_PHASE + phase] = 1.0
+    obs[_HANDNO] = hand_number / MAX_HAND_NUMBER
+    return obs
+
+
 def encode(view: PlayerView, out: np.ndarray | None = None) -> np.ndarray:
     """The observation vector (float32, length ``OBS_SIZE``) of ``view``."""
     if view.target not in (61, 121):
         raise ValueError(f"the observation encodes 61- or 121-point games, not {view.target}")
-    obs = np.zeros(OBS_SIZE, np.float32) if out is None else out
-    if out is not None:
-        obs.fill(0.0)
-    n = view.num_players
-    me = view.seat
-    ones = [_HAND + c for c in view.hand]
-    ones += [_DISC + c for c in view.discards]
-    if view.starter is not None:
-        ones.append(_STARTER + view.starter)
-    start = view.series_start
-    for i, (seat, card) in enumerate(view.played):
-        ones.append(_PLAYED + 52 * ((seat - me) % n) + card)
-        obs[_ORDER + card] = (i + 1) / MAX_CARDS_PER_HAND
-        if i >= start:
-            ones.append(_SERIES + card)
-    ones.append(_COUNT + view.count)
-    for k in range(n):
-        seat = (me + k) % n
-        if view.said_go[seat]:
-            ones.append(_GO + k)
-        obs[_HELD + k] = view.cards_held[seat] / 6
-        obs[_DMADE + k] = view.discards_made[seat] / 2
-        if view.side_of(seat) == view.side_of(me):
-            ones.append(_TEAM + k)
-    sides = view.num_sides
-    my_side = view.side_of(me)
-    for k in range(sides):
-        obs[_SCORES + k] = view.scores[(my_side + k) % sides] / view.target
-    ones.append(_DEALER + (view.dealer - me) % n)
-    cp = view.current_player
-    ones.append(_TO_ACT + (MAX_SEATS if cp is None else (cp - me) % n))
-    ones.append(_PHASE + int(view.phase))
-    ones.append(_NPLAY + n - 2)
-    if view.target == 61:
-        ones.append(_SHORT)
-    obs[_HANDNO] = view.hand_number / MAX_HAND_NUMBER
-    obs[ones] = 1.0
-    return obs
+    return encode_fields(
+        view.seat, view.num_players, view.target, int(view.phase), view.dealer,
+        view.current_player, view.hand, view.discards, view.starter, view.played,
+        view.series_start, view.count, view.said_go, view.scores, view.cards_held,
+        view.discards_made, view.hand_number, out)
 
 
 def _cards(block: np.ndarray) -> list[int]:

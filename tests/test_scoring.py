@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from cribenv.cards import parse, parse_many
 from cribenv.discard import analyse_discards
+from cribenv.reference_scoring import ref_peg_points, ref_score_hand
 from cribenv.scoring import (
     RANK_POINTS,
     Breakdown,
@@ -23,12 +24,6 @@ from cribenv.scoring import (
     score_hand_ids,
     score_hands,
 )
-
-try:
-    from reference_scoring import ref_peg_points, ref_score_hand
-except ImportError:  # tests/ imported as a package
-    from tests.reference_scoring import ref_peg_points, ref_score_hand
-
 
 # ----------------------------------------------------------------------------- show: examples
 

@@ -1,4 +1,8 @@
-"""Plain, obviously-correct (and slow) scorers used to check the fast ones. No tables."""
+"""Plain, obviously-correct (and slow) scorers used to check the fast ones. No tables.
+
+The tests compare :mod:`cribenv.scoring` against these, and ``cribenv bench`` uses them as the
+baseline of its scoring ratios.
+"""
 
 from __future__ import annotations
 
