@@ -74,6 +74,9 @@ class Policy:
             size = w.shape[0]
         if size != 52:
             raise PolicyFileError(f"the action layer gives {size} logits, expected 52")
+        # transposed contiguous copies make the products below fast for single vectors
+        self._forward = [(np.ascontiguousarray(w.T), b) for w, b in self.layers]
+        self._head = (np.ascontiguousarray(self.action[0].T), self.action[1])
 
     @classmethod
     def load(cls, path: str | Path) -> Policy:
@@ -111,13 +114,15 @@ class Policy:
         return cls(layers, (tensors["action.weight"], tensors["action.bias"]),
                    config.get("activation", "tanh"), config)
 
+
     def logits(self, obs: np.ndarray) -> np.ndarray:
         """Unmasked logits for one observation vector or a batch (rows)."""
         h = np.asarray(obs, np.float32)
-        for w, b in self.layers:
-            h = self.activation(h @ w.T + b)
-        w, b = self.action
-        return h @ w.T + b
+        act = self.activation
+        for wt, b in self._forward:
+            h = act(h @ wt + b)
+        wt, b = self._head
+        return h @ wt + b
 
 
 class PPOAgent:
@@ -137,13 +142,14 @@ class PPOAgent:
         mask = np.asarray(observation["action_mask"]).astype(bool)
         if not mask.any():
             raise ValueError(f"{self.name}: no legal action in this observation (not its turn?)")
-        logits = self.policy.logits(observation["observation"])
-        logits = np.where(mask, logits, -np.inf)
+        legal = np.flatnonzero(mask)
+        logits = self.policy.logits(observation["observation"])[legal]
         if not self.sample:
-            return int(np.argmax(logits))
+            return int(legal[np.argmax(logits)])
         p = np.exp(logits - logits.max())
-        p /= p.sum()
-        return int(self.rng.choice(52, p=p))
+        cdf = np.cumsum(p)
+        i = int(np.searchsorted(cdf, self.rng.random() * cdf[-1], side="right"))
+        return int(legal[min(i, legal.size - 1)])
 
 
 def _make_ppo(path: str, seed: int | None = None, **kwargs: Any) -> PPOAgent:

@@ -41,6 +41,11 @@ LAYOUT: list[tuple[str, int, str]] = [
     ("num_players", 3, "one-hot: 2, 3, 4 players"),
     ("short_game", 1, "1 for a 61-point game, 0 for 121"),
     ("hand_number", 1, "hands dealt before this one, divided by 255"),
+    # Derived features: redundant (computable from the blocks above, ignored by decode), there
+    # to make card ranks easy to learn for a network.
+    ("hand_ranks", 13, "derived: cards of each rank A..K this seat holds, divided by 4"),
+    ("unseen_ranks", 13, "derived: cards of each rank this seat has not seen, divided by 4"),
+    ("series_tail", 39, "derived: one-hot ranks of the last 3 cards of the series, newest first"),
 ]
 
 OFFSETS: dict[str, slice] = {}
@@ -69,6 +74,9 @@ _PHASE = OFFSETS["phase"].start
 _NPLAY = OFFSETS["num_players"].start
 _SHORT = OFFSETS["short_game"].start
 _HANDNO = OFFSETS["hand_number"].start
+_HRANK = OFFSETS["hand_ranks"].start
+_UNSEEN = OFFSETS["unseen_ranks"].start
+_TAIL = OFFSETS["series_tail"].start
 
 _TARGETS = {True: 61, False: 121}
 
@@ -88,6 +96,7 @@ def _static_part(n: int, me: int, target: int) -> tuple[np.ndarray, tuple[int, .
         tmpl[_NPLAY + n - 2] = 1.0
         if target == 61:
             tmpl[_SHORT] = 1.0
+        tmpl[OFFSETS["unseen_ranks"]] = 1.0
         tmpl.setflags(write=False)
         played_off = tuple(_PLAYED + 52 * ((seat - me) % n) for seat in range(n))
         cached = _STATIC[key] = (tmpl, played_off)
@@ -121,17 +130,25 @@ def encode_fields(seat: int, num_players: int, target: int, phase: int, dealer: 
         obs[:] = tmpl
     for c in hand:
         obs[_HAND + c] = 1.0
+        obs[_HRANK + (c >> 2)] += 0.25
+        obs[_UNSEEN + (c >> 2)] -= 0.25
     for c in discards:
         obs[_DISC + c] = 1.0
+        obs[_UNSEEN + (c >> 2)] -= 0.25
     if starter is not None:
         obs[_STARTER + starter] = 1.0
+        obs[_UNSEEN + (starter >> 2)] -= 0.25
     i = 0
     for p, card in played:
         obs[played_off[p] + card] = 1.0
+        obs[_UNSEEN + (card >> 2)] -= 0.25
         i += 1
         obs[_ORDER + card] = i / MAX_CARDS_PER_HAND
         if i > series_start:
             obs[_SERIES + card] = 1.0
+    tail = len(played) - series_start
+    for j in range(min(tail, 3)):
+        obs[_TAIL + 13 * j + (played[-1 - j][1] >> 2)] = 1.0
     obs[_COUNT + count] = 1.0
     k = 0
     for p in range(me, me + n):

@@ -29,7 +29,7 @@ def advance(game: Game, steps: int, rng: random.Random) -> None:
 
 def test_layout_is_contiguous():
     assert sum(size for _, size, _ in LAYOUT) == OBS_SIZE
-    assert OFFSETS["hand"].start == 0 and OFFSETS["hand_number"].stop == OBS_SIZE
+    assert OFFSETS["hand"].start == 0 and OFFSETS[LAYOUT[-1][0]].stop == OBS_SIZE
 
 
 @settings(max_examples=60, deadline=None)
@@ -95,3 +95,24 @@ def test_decode_rejects_wrong_shape():
 
     with pytest.raises(ValueError, match="shape"):
         decode(np.zeros(10, np.float32))
+
+
+def test_derived_features():
+    from cribenv import cards as C
+    from cribenv.game import Deal
+
+    deal = Deal(dealer=0, hands=["5S 4S 2S 8D 6H 8C".split(), "TS 6D JH 4H KC 7C".split()],
+                starter="5H")
+    game = Game(Rules(), seed=0, deals=[deal])
+    for card in ["TS", "KC", "8D", "8C", "JH", "5S", "7C"]:
+        game.step(card)
+    vec = encode(game.view(0))   # Alice holds 4S 2S 6H; laid 5S; starter 5H; saw JH 7C
+    ranks = vec[OFFSETS["hand_ranks"]] * 4
+    assert [int(x) for x in ranks] == [0, 1, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0]
+    unseen = vec[OFFSETS["unseen_ranks"]] * 4
+    expect = [4] * 13
+    for card in C.parse_many("4S 2S 6H 8D 8C 5S 5H JH 7C"):
+        expect[C.rank(card)] -= 1
+    assert [int(round(x)) for x in unseen] == expect
+    tail = vec[OFFSETS["series_tail"]].reshape(3, 13)
+    assert [int(np.argmax(row)) for row in tail] == [C.rank(C.parse(c)) for c in ("7C", "5S", "JH")]
