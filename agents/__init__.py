@@ -6,6 +6,8 @@
 
 from agents import ppo as _ppo  # noqa: F401  (registers "ppo:PATH")
 from agents.base import Agent, RandomAgent, ViewAgent, available_agents, make_agent, register_agent
+from agents.expert import ExpertAgent  # registers "expert"
+from agents.greedy import GreedyAgent  # registers "greedy"
 
-__all__ = ["Agent", "RandomAgent", "ViewAgent", "available_agents", "make_agent",
-           "register_agent"]
+__all__ = ["Agent", "ExpertAgent", "GreedyAgent", "RandomAgent", "ViewAgent",
+           "available_agents", "make_agent", "register_agent"]

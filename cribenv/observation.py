@@ -9,6 +9,7 @@ function of the view alone, so hidden cards can never leak into it.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -185,75 +186,82 @@ def encode(view: PlayerView, out: np.ndarray | None = None) -> np.ndarray:
         view.discards_made, view.hand_number, out)
 
 
-def _cards(block: np.ndarray) -> list[int]:
-    return [int(c) for c in np.flatnonzero(block > 0.5)]
+_STARTS = [OFFSETS[name].start for name, _, _ in LAYOUT]
+_FIELD = {name: i for i, (name, _, _) in enumerate(LAYOUT)}
+_F_HAND, _F_DISC, _F_STARTER, _F_PLAYED, _F_SERIES, _F_COUNT = (
+    _FIELD[k] for k in ("hand", "own_discards", "starter", "played_by", "in_series", "count"))
+_F_GO, _F_DEALER, _F_ACT, _F_PHASE, _F_NP, _F_SHORT = (
+    _FIELD[k] for k in ("said_go", "dealer", "to_act", "phase", "num_players", "short_game"))
 
 
 def decode(obs: np.ndarray, seat: int = 0) -> PlayerView:
     """The :class:`PlayerView` that ``obs`` encodes.
 
     Seats are relative in the vector, so the view is given from the point of view of ``seat``
-    (default 0: the observer is seat 0 and seat k is the player k places to its left).
+    (default 0: the observer is seat 0 and seat k is the player k places to its left). One
+    ``nonzero`` over the whole vector, split at the (sorted, contiguous) block offsets, keeps
+    this fast enough for bots that decode every observation.
     """
     obs = np.asarray(obs, dtype=np.float32)
     if obs.shape != (OBS_SIZE,):
         raise ValueError(f"expected an observation vector of shape ({OBS_SIZE},), "
                          f"got {obs.shape}")
-    n = int(np.argmax(obs[OFFSETS["num_players"]])) + 2
+    idx = obs.nonzero()[0].tolist()
+    cut = [bisect_left(idx, start) for start in _STARTS]
+    cut.append(len(idx))
+    starts = _STARTS
+    if cut[_F_NP + 1] == cut[_F_NP]:
+        raise ValueError("not an observation vector: the number of players is not set")
+    n = idx[cut[_F_NP]] - starts[_F_NP] + 2
     if not 0 <= seat < n:
         raise ValueError(f"seat must be 0..{n - 1}, got {seat}")
 
-    def abs_seat(k: int) -> int:
+    def block(f: int) -> list[int]:
+        base = starts[f]
+        return [i - base for i in idx[cut[f]:cut[f + 1]]]
+
+    def one(f: int) -> int:
+        return idx[cut[f]] - starts[f]
+
+    def absolute(k: int) -> int:
         return (seat + k) % n
 
-    target = _TARGETS[bool(obs[_SHORT] > 0.5)]
-    starter_cards = _cards(obs[OFFSETS["starter"]])
-    played_rel: dict[int, int] = {}
-    for k in range(n):
-        for card in _cards(obs[_PLAYED + 52 * k:_PLAYED + 52 * (k + 1)]):
-            played_rel[card] = abs_seat(k)
+    target = _TARGETS[cut[_F_SHORT + 1] > cut[_F_SHORT]]
+    hand = block(_F_HAND)
+    starter_block = block(_F_STARTER)
+    count = one(_F_COUNT)
     order = obs[OFFSETS["play_order"]]
-    played_cards = sorted(played_rel, key=lambda c: order[c])
-    played = [(played_rel[c], c) for c in played_cards]
-    series_cards = set(_cards(obs[OFFSETS["in_series"]]))
-    series_start = len(played)
-    for i, (_, card) in enumerate(played):
-        if card in series_cards:
-            series_start = i
-            break
+    played_rel = sorted((float(order[i % 52]), i // 52, i % 52) for i in block(_F_PLAYED))
+    played = [(absolute(k), card) for _, k, card in played_rel]
+    series = set(block(_F_SERIES))
+    series_start = next((i for i, (_, card) in enumerate(played) if card in series),
+                        len(played))
+    said_go = [False] * n
+    for k in block(_F_GO):
+        said_go[absolute(k)] = True
+    held, dmade = [0] * n, [0] * n
+    for k in range(n):
+        held[absolute(k)] = int(round(float(obs[_HELD + k]) * 6))
+        dmade[absolute(k)] = int(round(float(obs[_DMADE + k]) * 2))
     sides = 2 if n in (2, 4) else 3
-
-    def side_of(s: int) -> int:
-        return s % 2 if n == 4 else s
-
-    my_side = side_of(seat)
+    my_side = seat % 2 if n == 4 else seat
     scores = [0] * sides
     for k in range(sides):
         scores[(my_side + k) % sides] = int(round(float(obs[_SCORES + k]) * target))
-    to_act = int(np.argmax(obs[OFFSETS["to_act"]]))
-    current = None if to_act == MAX_SEATS else abs_seat(to_act)
-    phase = Phase(int(np.argmax(obs[OFFSETS["phase"]])))
-    count = int(np.argmax(obs[OFFSETS["count"]]))
-    hand = _cards(obs[OFFSETS["hand"]])
-    said_go = [False] * n
-    held = [0] * n
-    dmade = [0] * n
-    for k in range(n):
-        s = abs_seat(k)
-        said_go[s] = bool(obs[_GO + k] > 0.5)
-        held[s] = int(round(float(obs[_HELD + k]) * 6))
-        dmade[s] = int(round(float(obs[_DMADE + k]) * 2))
+    phase = Phase(one(_F_PHASE))
+    to_act = one(_F_ACT)
+    current = None if to_act == MAX_SEATS else absolute(to_act)
     legal: list[int] = []
     if current == seat:
-        legal = hand if phase is Phase.DISCARD else [c for c in hand if _VALUE[c] + count <= 31]
+        legal = list(hand) if phase is Phase.DISCARD else [
+            c for c in hand if _VALUE[c] + count <= 31]
     return PlayerView(
-        seat=seat, num_players=n, target=target, phase=phase,
-        dealer=abs_seat(int(np.argmax(obs[OFFSETS["dealer"]]))), current_player=current,
-        hand=hand, discards=_cards(obs[OFFSETS["own_discards"]]),
-        starter=starter_cards[0] if starter_cards else None, played=played,
+        seat=seat, num_players=n, target=target, phase=phase, dealer=absolute(one(_F_DEALER)),
+        current_player=current, hand=hand, discards=block(_F_DISC),
+        starter=starter_block[0] if starter_block else None, played=played,
         series_start=series_start, count=count, said_go=said_go, scores=scores,
         cards_held=held, discards_made=dmade,
-        hand_number=int(round(float(obs[_HANDNO]) * MAX_HAND_NUMBER)), legal=list(legal),
+        hand_number=int(round(float(obs[_HANDNO]) * MAX_HAND_NUMBER)), legal=legal,
     )
 
 
