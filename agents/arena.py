@@ -2,7 +2,7 @@
 
 :func:`play_game` is the fast path used by the tournament runner and by training evaluation: it
 drives a :class:`cribenv.game.Game` itself (no PettingZoo wrapper) and gives each agent exactly
-the observation dict the environment would, ``{"observation": encode(game.view(seat)),
+the observation dict the environment would, ``{"observation": encode_game(game, seat),
 "action_mask": int8[52]}``.
 
     >>> from agents import make_agent
@@ -48,7 +48,7 @@ from cribenv.game import (
     ShowScored,
     StarterTurned,
 )
-from cribenv.observation import encode
+from cribenv.observation import encode_game
 
 __all__ = ["GameResult", "IllegalAgentActionError", "play_game", "agent_name"]
 
@@ -148,11 +148,10 @@ def play_game(agents: Sequence[Any], rules: Rules | None = None, seed: int | Non
     decisions = 0
     while game.current_player is not None:
         seat = game.current_player
-        view = game.view(seat)
-        legal = view.legal
+        legal = game.legal_actions()
         mask = np.zeros(52, np.int8)
         mask[legal] = 1
-        choice = acts[seat]({"observation": encode(view), "action_mask": mask})
+        choice = acts[seat]({"observation": encode_game(game, seat), "action_mask": mask})
         try:
             card = int(choice)
         except (TypeError, ValueError):
@@ -160,7 +159,7 @@ def play_game(agents: Sequence[Any], rules: Rules | None = None, seed: int | Non
         if card not in legal or card != choice:
             raise IllegalAgentActionError(
                 f"agent {names[seat]!r} (seat {seat}) chose {_describe(choice)}, which is not "
-                f"legal in the {view.phase.name.lower()} phase (count {view.count}); legal: "
+                f"legal in the {game.phase.name.lower()} phase (count {game.count}); legal: "
                 f"{C.to_str_many(legal)}", names[seat], seat, choice)
         game.step(card)
         decisions += 1

@@ -16,7 +16,7 @@ from pettingzoo.utils import wrappers
 
 from cribenv import cards as C
 from cribenv.game import Deal, Game, GameOver, HandEnd, Phase, Rules
-from cribenv.observation import OBS_SIZE, encode_fields
+from cribenv.observation import OBS_SIZE, encode_game
 
 __all__ = ["env", "raw_env", "CribbageEnv", "ENV_ID"]
 
@@ -236,14 +236,7 @@ class CribbageEnv(AECEnv):
         game = self.game
         assert game is not None, "call reset() before observe()"
         seat = self.agent_name_mapping[agent]
-        # encode_fields takes exactly the fields of game.view(seat) (so the observation is a
-        # function of the view alone) but reads them from the game without the view's copies
-        hand = game.hands[seat]
-        obs = encode_fields(
-            seat, self._num_players, self._target, game.phase, game.dealer,
-            game.current_player, hand, game.discards[seat], game.starter, game.played,
-            game.series_start, game.count, game.said_go, game.scores,
-            list(map(len, game.hands)), list(map(len, game.discards)), game.hand_number)
+        obs = encode_game(game, seat)
         mask = bytearray(52)
         if game.current_player == seat:
             for c in game.legal_actions():

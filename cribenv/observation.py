@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from cribenv.game import Phase, PlayerView
+from cribenv.game import Game, Phase, PlayerView
 
 MAX_SEATS = 4
 MAX_SIDES = 3
@@ -173,6 +173,19 @@ def encode_fields(seat: int, num_players: int, target: int, phase: int, dealer: 
     obs[_PHASE + phase] = 1.0
     obs[_HANDNO] = hand_number / MAX_HAND_NUMBER
     return obs
+
+
+def encode_game(game: Game, seat: int, out: np.ndarray | None = None) -> np.ndarray:
+    """``encode(game.view(seat))``, read from the game's state without building the view.
+
+    It passes exactly the view's fields to :func:`encode_fields`, so the vector is still a
+    function of what ``seat`` may know (the no-leak tests check this path).
+    """
+    return encode_fields(
+        seat, game.rules.num_players, game.rules.target, game.phase, game.dealer,
+        game.current_player, game.hands[seat], game.discards[seat], game.starter, game.played,
+        game.series_start, game.count, game.said_go, game.scores,
+        list(map(len, game.hands)), list(map(len, game.discards)), game.hand_number, out)
 
 
 def encode(view: PlayerView, out: np.ndarray | None = None) -> np.ndarray:

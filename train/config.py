@@ -36,6 +36,11 @@ class TrainConfig:
     vf_coef: float = 0.5
     net_arch: list[int] = field(default_factory=lambda: [256, 256])
     activation: str = "relu"            # "relu" or "tanh"
+    # behaviour-cloning warm start (0 disables): expert games imitated before PPO
+    bc_games: int = 0
+    bc_epochs: int = 4
+    bc_lr: float = 1e-3
+    bc_teacher: str = "expert"
     # opponent pool
     heuristic_share: float = 0.3        # share of episodes against the heuristic bots
     heuristics: list[str] = field(default_factory=lambda: ["greedy", "expert"])
@@ -59,6 +64,8 @@ class TrainConfig:
                      "snapshot_every", "pool_size", "checkpoint_every", "eval_every"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
+        if self.bc_games < 0 or self.bc_epochs < 1:
+            raise ValueError("bc_games must be >= 0 and bc_epochs >= 1")
         if self.eval_games < 0 or self.eval_games % 2:
             raise ValueError(f"eval_games must be an even number >= 0 (duplicate pairs), "
                              f"got {self.eval_games}")
@@ -119,6 +126,10 @@ HELP: dict[str, str] = {
     "checkpoint_every": "steps between checkpoints",
     "eval_every": "steps between evaluations",
     "learning_rate": "Adam learning rate",
+    "bc_games": "expert-vs-expert games whose decisions the policy imitates before PPO (0: none)",
+    "bc_epochs": "passes over the imitation data",
+    "bc_lr": "learning rate of the imitation phase",
+    "bc_teacher": "the bot imitated",
     "batch_size": "PPO minibatch size",
     "n_epochs": "PPO epochs per update",
     "gamma": "discount factor",

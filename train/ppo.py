@@ -384,8 +384,12 @@ def train(config: TrainConfig, run_dir: str | Path, resume: bool = False,
         log(f"resumed {run_dir} from {ckpt.name} at step {state.step:,}")
     else:
         model = _new_model(config, env)
+        next_checkpoint = config.checkpoint_every
+        if config.bc_games:
+            _imitate(model, config, progress, log)
+            next_checkpoint = 0   # keep the warm start even if the run is killed early
         state = RunState(step=0, pool=[], evals=[], next_snapshot=0, next_eval=0,
-                         next_checkpoint=config.checkpoint_every, rng={},
+                         next_checkpoint=next_checkpoint, rng={},
                          fingerprint=config.fingerprint())
     state.env_resets = resets
     model.set_logger(configure(str(run_dir / "logs"), ["csv", "tensorboard"]))
@@ -439,6 +443,22 @@ def train(config: TrainConfig, run_dir: str | Path, resume: bool = False,
     if stop["stop"]:
         raise KeyboardInterrupt
     return final
+
+
+def _imitate(model, config: TrainConfig, progress: bool, log: Callable[[str], None]) -> None:
+    """Behaviour-cloning warm start (see :mod:`train.imitation`)."""
+    from tqdm import tqdm
+
+    from train.imitation import collect, pretrain
+
+    log(f"imitating {config.bc_teacher}: {config.bc_games:,} games")
+    with tqdm(total=config.bc_games, unit="game", disable=not progress,
+              desc=f"{config.bc_teacher} games") as bar:
+        data = collect(config.bc_games, teacher=config.bc_teacher, seed=config.seed * 1_000_003,
+                       target=config.target, shaping=config.shaping, gamma=config.gamma,
+                       progress=bar.update)
+    log(f"  {len(data):,} decisions recorded")
+    pretrain(model, data, epochs=config.bc_epochs, lr=config.bc_lr, seed=config.seed, log=log)
 
 
 def _checkpoint(run_dir: Path, model, state: RunState, pool: OpponentPool, step: int) -> None:
