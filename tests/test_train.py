@@ -17,7 +17,7 @@ pytest.importorskip("sb3_contrib")
 
 from agents import make_agent  # noqa: E402
 from cribenv.game import Game, Rules  # noqa: E402
-from cribenv.observation import encode  # noqa: E402
+from cribenv.observation import OBS_SIZE, encode  # noqa: E402
 from train.config import TrainConfig  # noqa: E402
 from train.ppo import CheckpointError, train  # noqa: E402
 
@@ -120,3 +120,30 @@ def test_config_validation():
         TrainConfig(eval_games=3)
     with pytest.raises(ValueError, match="unknown training settings"):
         TrainConfig.from_dict({"learning_rte": 1})
+
+
+def test_imitation_data_and_warm_start(tmp_path):
+    from train.imitation import collect, pretrain
+    from train.ppo import OpponentPool, _make_vec_env, _new_model
+
+    data = collect(6, teacher="greedy", seed=3, shaping=0.01, gamma=1.0)
+    assert len(data) > 100 and data.obs.shape == (len(data), OBS_SIZE)
+    assert data.masks[np.arange(len(data)), data.actions].all(), "the teacher's card is legal"
+    assert (data.masks.sum(axis=1) > 1).all(), "forced moves carry no information"
+    # with gamma 1 and no shaping, a return is +1 for the winner's decisions, -1 otherwise
+    plain = collect(2, teacher="greedy", seed=3)
+    assert set(np.unique(plain.returns)) <= {-1.0, 1.0}
+    cfg = tiny_config(net_arch=[64])
+    model = _new_model(cfg, _make_vec_env(cfg, OpponentPool(cfg, 0), seed=0))
+    first = pretrain(model, data, epochs=1, lr=1e-3, log=lambda s: None)
+    later = pretrain(model, data, epochs=15, lr=1e-3, log=lambda s: None)
+    assert later["accuracy"] > first["accuracy"] + 0.1
+    assert later["cross_entropy"] < first["cross_entropy"]
+
+
+def test_run_with_warm_start(tmp_path):
+    logs: list[str] = []
+    train(tiny_config(bc_games=4, bc_epochs=2, heuristics=["greedy"], total_steps=256),
+          tmp_path / "run", progress=False, log=logs.append)
+    assert any("imitating expert: 4 games" in line for line in logs)
+    assert any("imitation epoch 2/2" in line for line in logs)
