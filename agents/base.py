@@ -39,14 +39,12 @@ class ViewAgent:
         """Called before each game; bots with per-game memory override it."""
 
     def act(self, observation: Observation) -> int:
-        mask = observation["action_mask"]
-        legal = np.flatnonzero(mask)
-        if legal.size == 0:
+        legal = np.flatnonzero(observation["action_mask"]).tolist()
+        if not legal:
             raise ValueError(f"{self.name}: no legal action in this observation (not its turn?)")
-        if legal.size == 1:
-            return int(legal[0])
-        view = decode(observation["observation"])
-        return int(self.choose(view, [int(c) for c in legal]))
+        if len(legal) == 1:
+            return legal[0]
+        return int(self.choose(decode(observation["observation"]), legal))
 
     def choose(self, view: PlayerView, legal: list[int]) -> int:  # pragma: no cover
         raise NotImplementedError

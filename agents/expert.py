@@ -60,10 +60,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import Observation, ViewAgent, register_agent
+from agents.base import ViewAgent, register_agent
 from agents.tables import VALUE, discard_evs, peg_add, peg_all
 from cribenv.game import Phase, PlayerView
-from cribenv.observation import decode
 from cribenv.scoring import score_hands
 
 __all__ = ["ExpertAgent"]
@@ -139,13 +138,6 @@ class ExpertAgent(ViewAgent):
     def reset(self) -> None:
         self._memo_key = None
 
-    def act(self, observation: Observation) -> int:
-        legal = np.flatnonzero(observation["action_mask"]).tolist()
-        if not legal:
-            raise ValueError(f"{self.name}: no legal action in this observation (not its turn?)")
-        if len(legal) == 1:
-            return legal[0]
-        return int(self.choose(decode(observation["observation"]), legal))
 
     def choose(self, view: PlayerView, legal: list[int]) -> int:
         if view.phase is Phase.DISCARD:

@@ -21,12 +21,9 @@ from __future__ import annotations
 
 import itertools
 
-import numpy as np
-
-from agents.base import Observation, ViewAgent, register_agent
+from agents.base import ViewAgent, register_agent
 from agents.tables import score4, throw_points
 from cribenv.game import Phase, PlayerView
-from cribenv.observation import decode
 from cribenv.scoring import peg_points_ids
 
 __all__ = ["GreedyAgent", "greedy_discard", "greedy_play"]
@@ -78,14 +75,6 @@ class GreedyAgent(ViewAgent):
 
     name = "greedy"
 
-    def act(self, observation: Observation) -> int:
-        mask = observation["action_mask"]
-        legal = np.flatnonzero(mask).tolist()
-        if not legal:
-            raise ValueError(f"{self.name}: no legal action in this observation (not its turn?)")
-        if len(legal) == 1:
-            return legal[0]
-        return int(self.choose(decode(observation["observation"]), legal))
 
     def choose(self, view: PlayerView, legal: list[int]) -> int:
         if view.phase is Phase.DISCARD:
