@@ -8,6 +8,7 @@ duplicate tournament of that agent and the shipped one against the heuristic bas
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import time
 from pathlib import Path
@@ -19,8 +20,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.description = ("A quick tour: scoring, discard advice, a bot game, a short self-play "
                           "PPO training run and a duplicate tournament against the baselines.")
     parser.add_argument("--out", default="runs/demo", help="output folder (runs/demo)")
-    parser.add_argument("--train-steps", type=int, default=60_000,
-                        help="self-play PPO steps for the demo agent (60000; 0 skips training)")
+    parser.add_argument("--train-steps", type=int, default=40_000,
+                        help="self-play PPO steps for the demo agent (40000; 0 skips training)")
+    parser.add_argument("--bc-games", type=int, default=300,
+                        help="expert games imitated before PPO (300; 0: PPO from scratch)")
     parser.add_argument("--games", type=int, default=400,
                         help="tournament games per pair, even (400)")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1,
@@ -73,10 +76,15 @@ def run(args: argparse.Namespace) -> int:
             print(f"  skipped: training needs the 'train' extra ({exc})")
         else:
             run_dir = out / "ppo"
-            config = TrainConfig(total_steps=args.train_steps, threads=args.threads,
-                                 seed=args.seed, eval_every=max(args.train_steps // 3, 1),
-                                 eval_games=40, snapshot_every=max(args.train_steps // 6, 1),
-                                 checkpoint_every=max(args.train_steps // 6, 1))
+            # the shipped agent's recipe (train/configs/shipped.json), scaled down
+            recipe = Path(__file__).resolve().parents[2] / "train" / "configs" / "shipped.json"
+            settings = json.loads(recipe.read_text()) if recipe.is_file() else {}
+            settings.update(total_steps=args.train_steps, threads=args.threads, seed=args.seed,
+                            bc_games=args.bc_games, bc_epochs=4, n_envs=16,
+                            eval_every=max(args.train_steps // 2, 1), eval_games=40,
+                            snapshot_every=max(args.train_steps // 4, 1),
+                            checkpoint_every=max(args.train_steps // 4, 1))
+            config = TrainConfig.from_dict(settings)
             resume = (run_dir / "checkpoints" / "LATEST").exists()
             policy = train(config, run_dir, resume=resume)
             specs.append(f"demo=ppo:{policy}")

@@ -1,0 +1,96 @@
+"""The cribenv command line: every command's help, outputs and errors."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import re
+import subprocess
+import sys
+
+import pytest
+
+from cribenv.cli import COMMANDS, main
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "cribenv.cli", *args], capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_top_level_help_lists_every_command():
+    out = run_cli("--help")
+    assert out.returncode == 0
+    for name in COMMANDS:
+        assert name in out.stdout
+
+
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_every_command_has_help(name, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main([name, "--help"])
+    assert exc.value.code == 0
+    assert f"cribenv {name}" in capsys.readouterr().out
+
+
+def test_score_prints_total_and_breakdown(capsys):
+    assert main(["score", "5H", "5S", "5C", "JD", "--starter", "5D"]) == 0
+    out = capsys.readouterr().out
+    assert "total 29" in out and out.count("fifteen 2") == 8 and "nobs 1: JD" in out
+    assert main(["score", "TS", "8D", "KC", "8C", "-s", "5H", "--crib"]) == 0
+    assert "total 6" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("args,message", [
+    (["score", "5H", "5S", "5C", "1X", "--starter", "5D"], "'1X' is not a card"),
+    (["score", "5H", "5S", "5C", "5H", "--starter", "5D"], "duplicate card 5H"),
+    (["score", "5H", "5S", "5C", "--starter", "5D"], "expected 4 cards, got 3"),
+    (["score", "5H", "5S", "5C", "JD", "--starter", "5H"], "starter 5H is also in the hand"),
+    (["discard", "5H", "5S", "JD", "6C", "4H", "--dealer"], "expected 6 cards, got 5"),
+])
+def test_bad_input_is_a_clear_error(args, message):
+    out = run_cli(*args)
+    assert out.returncode == 2
+    assert message in out.stderr
+
+
+def test_discard_ranks_all_fifteen(capsys):
+    assert main(["discard", "5H", "5S", "JD", "6C", "4H", "KD", "--dealer"]) == 0
+    lines = [ln for ln in capsys.readouterr().out.splitlines() if re.match(r"\s+\d+\s", ln)]
+    assert len(lines) == 15
+    evs = [float(ln.split()[-2]) for ln in lines]
+    assert evs == sorted(evs, reverse=True)
+    assert run_cli("discard", "5H", "5S", "JD", "6C", "4H", "KD").returncode == 2  # no role
+
+
+def test_play_a_whole_game_from_scripted_input():
+    from cribenv.commands import play
+
+    out = io.StringIO()
+    typed = []
+
+    def answer(prompt: str) -> str:
+        cards = re.findall(r"\b(?:[A2-9TJQK][CDHS])\b", prompt.split("]")[-1])
+        typed.append(prompt)
+        if len(typed) == 1:
+            return "hint"
+        if len(typed) == 2:
+            return "ZZ"           # a bad card is refused, the game goes on
+        return cards[len(typed) % len(cards)]
+
+    args = argparse.Namespace(bot="greedy", players=2, target=61, seat=0, seed=3)
+    assert play.run(args, input_fn=answer, out=out) == 0
+    text = out.getvalue()
+    assert "'ZZ' is not a card" in text
+    assert "Game over" in text
+
+
+def test_demo_smoke(tmp_path, capsys):
+    pytest.importorskip("sb3_contrib")
+    code = main(["demo", "--out", str(tmp_path), "--train-steps", "512", "--bc-games", "2",
+                 "--games", "4", "--workers", "1", "--threads", "1"])
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "total 29" in out and "Duplicate tournament" in out
+    assert (tmp_path / "tournament.png").is_file()
+    assert (tmp_path / "ppo" / "policy.safetensors").is_file()
