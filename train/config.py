@@ -33,6 +33,7 @@ class TrainConfig:
     gae_lambda: float = 0.95
     clip_range: float = 0.2
     ent_coef: float = 0.01
+    target_kl: float = 0.0              # stop an update early past this KL (0: no limit)
     vf_coef: float = 0.5
     net_arch: list[int] = field(default_factory=lambda: [256, 256])
     activation: str = "relu"            # "relu" or "tanh"
@@ -137,6 +138,7 @@ HELP: dict[str, str] = {
     "clip_range": "PPO clip range",
     "ent_coef": "entropy bonus",
     "vf_coef": "value loss weight",
+    "target_kl": "stop a PPO update early once the policy moved this far (KL; 0: no limit)",
     "net_arch": "hidden layer sizes (policy and value nets)",
     "seed": "seed of everything",
     "num_players": "players (2)",
