@@ -90,3 +90,17 @@ def test_bad_files_give_clear_errors(tmp_path):
         PPOAgent(wrong)
     with pytest.raises(ValueError, match="needs the path"):
         make_agent("ppo:")
+
+
+def test_shipped_agent_loads_and_beats_random_in_a_few_games():
+    from agents.arena import play_game
+    from agents.ppo import SHIPPED_POLICY
+
+    assert SHIPPED_POLICY.is_file(), "the trained agent ships with the project"
+    agent = make_agent("ppo:shipped")
+    assert agent.name == "ppo:shipped" and agent.policy.config["num_players"] == 2
+    wins = 0
+    for seed in range(6):
+        result = play_game([agent, make_agent("random", seed=seed)], Rules(target=61), seed=seed)
+        wins += result.winner == 0
+    assert wins >= 5
