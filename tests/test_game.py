@@ -366,3 +366,19 @@ def test_view_hides_other_hands():
     play_cards(game, "TS", "KC")
     assert game.view(0).discards == [] and game.view(0).discards_made == [0, 2]
     assert game.view(1).discards == sorted(PM("TS KC"))
+
+
+def test_go_rotation_with_four_players():
+    hands = ["TH JH QH KH 5C".split(), "TS JS QS KS 5S".split(), "TD JD QD KD 5D".split(),
+             "9C 8C 7C 6C 5H".split()]
+    game = Game(Rules(num_players=4), seed=0, deals=[Deal(dealer=3, hands=hands, starter="AC")])
+    play_cards(game, "5C", "5S", "5D", "5H")
+    assert game.current_player == 0
+    play_cards(game, "TH")
+    assert game.step("TS")[0].points == 2            # pair, side 1
+    ev = game.step("TD")                             # 30: pair royal 6, side 0
+    assert ev[0].points == 6
+    assert [e.seat for e in ev if isinstance(e, Go)] == [3, 0, 1, 2]
+    assert SeriesEnd(2, 1, "go") in ev
+    assert game.scores == [7, 2]                     # partners share the score
+    assert game.current_player == 3                  # left of the last player leads
