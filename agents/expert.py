@@ -195,6 +195,19 @@ class ExpertAgent(ViewAgent):
     # ------------------------------------------------------------------------------ play
     def play(self, view: PlayerView, legal: list[int]) -> int:
         """The card to lay in the play."""
+        best_card = legal[0]
+        best_key: tuple | None = None
+        for c, (value, _) in zip(legal, self.play_values(view, legal)):
+            r = c >> 2
+            key = (value, r if self.prefer_high else -r, -c)
+            if best_key is None or key > best_key:
+                best_key = key
+                best_card = c
+        return best_card
+
+    def play_values(self, view: PlayerView, legal: list[int]) -> list[tuple[float, int]]:
+        """``(value, points now)`` of laying each card of ``legal`` (the module docstring's
+        formula; 1000 + points for a card that pegs out)."""
         n = view.num_players
         me_seat = view.seat
         me = view.side_of(me_seat)
@@ -225,12 +238,12 @@ class ExpertAgent(ViewAgent):
         two = n == 2
 
         hand_ranks = [c >> 2 for c in view.hand]
-        best_card = legal[0]
-        best_key: tuple | None = None
+        now_all = peg_all(series, count)
+        out: list[tuple[float, int]] = []
         for c in legal:
             r = c >> 2
             k1 = count + VALUE[r]
-            now = peg_all(series, count)[r]
+            now = now_all[r]
             rest = list(hand_ranks)
             rest.remove(r)
             if now >= my_need:
@@ -244,11 +257,8 @@ class ExpertAgent(ViewAgent):
                                                 repliers, two)
             if not two and VALUE[r] <= 4 and rest:
                 value -= self.low_keep_weight * (5 - VALUE[r])
-            key = (value, r if self.prefer_high else -r, -c)
-            if best_key is None or key > best_key:
-                best_key = key
-                best_card = c
-        return best_card
+            out.append((value, now))
+        return out
 
     def _reply_value(self, s1: tuple[int, ...], k1: int, rest: list[int], nr: list[int],
                      n_unseen: int, repliers: list[tuple[int, bool, int]],

@@ -1,9 +1,16 @@
 """``ppo:PATH`` agents: a trained policy played from observations, with numpy only.
 
 A policy file is weights only: a ``.safetensors`` file (which cannot run code when loaded) whose
-metadata holds a JSON config. The network is the actor of an SB3 ``MlpPolicy``: hidden layers
-``pi.{i}.weight`` / ``pi.{i}.bias`` with an activation, then ``action.weight`` /
-``action.bias`` giving 52 logits; illegal cards are masked out. Training checkpoints (SB3 zip
+metadata holds a JSON config. Two networks (``arch`` in the config):
+
+* ``mlp`` (the default): the actor of an SB3 ``MlpPolicy`` on the observation vector: hidden
+  layers ``pi.{i}.weight`` / ``pi.{i}.bias`` with an activation, then ``action.weight`` /
+  ``action.bias`` giving 52 logits;
+* ``expert-prior``: one logit per legal card, ``beta * prior + mlp(features)`` on the per-card
+  features of :mod:`agents.features` (layers ``card.{i}.weight`` / ``card.{i}.bias``, the last
+  giving one number; ``beta``); see :mod:`train.prior_policy`.
+
+Illegal cards are masked out. Training checkpoints (SB3 zip
 archives, which hold optimizer state) stay in the run folder for resuming; they are never loaded
 here.
 """
@@ -17,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Observation, register_agent
-from cribenv.observation import OBS_SIZE
+from cribenv.observation import OBS_SIZE, decode
 
 POLICY_FORMAT = "cribenv-policy/1"
 #: The agent trained by the project (``make_agent("ppo:shipped")``); see the README.
@@ -34,16 +41,24 @@ class PolicyFileError(ValueError):
 
 def save_policy(path: str | Path, layers: list[tuple[np.ndarray, np.ndarray]],
                 action: tuple[np.ndarray, np.ndarray], config: dict[str, Any]) -> Path:
-    """Write a policy file atomically. ``layers`` are (weight [out, in], bias [out]) pairs."""
+    """Write an ``mlp`` policy file atomically. ``layers`` are (weight [out, in], bias [out])
+    pairs."""
+    tensors: dict[str, np.ndarray] = {}
+    for i, (w, b) in enumerate(layers):
+        tensors[f"pi.{i}.weight"] = w
+        tensors[f"pi.{i}.bias"] = b
+    tensors["action.weight"] = action[0]
+    tensors["action.bias"] = action[1]
+    return save_tensors(path, tensors, config)
+
+
+def save_tensors(path: str | Path, tensors: dict[str, np.ndarray],
+                 config: dict[str, Any]) -> Path:
+    """Write named float32 arrays and a JSON config as a policy file, atomically."""
     from safetensors.numpy import save_file
 
     path = Path(path)
-    tensors: dict[str, np.ndarray] = {}
-    for i, (w, b) in enumerate(layers):
-        tensors[f"pi.{i}.weight"] = np.ascontiguousarray(w, np.float32)
-        tensors[f"pi.{i}.bias"] = np.ascontiguousarray(b, np.float32)
-    tensors["action.weight"] = np.ascontiguousarray(action[0], np.float32)
-    tensors["action.bias"] = np.ascontiguousarray(action[1], np.float32)
+    tensors = {k: np.ascontiguousarray(v, np.float32) for k, v in tensors.items()}
     meta = {"format": POLICY_FORMAT, "config": json.dumps(config, sort_keys=True)}
     tmp = path.with_name(path.name + ".tmp")
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -53,7 +68,9 @@ def save_policy(path: str | Path, layers: list[tuple[np.ndarray, np.ndarray]],
 
 
 class Policy:
-    """The actor network of a policy file, evaluated with numpy."""
+    """The actor network of an ``mlp`` policy file, evaluated with numpy."""
+
+    arch = "mlp"
 
     def __init__(self, layers: list[tuple[np.ndarray, np.ndarray]],
                  action: tuple[np.ndarray, np.ndarray], activation: str = "tanh",
@@ -80,30 +97,15 @@ class Policy:
 
     @classmethod
     def load(cls, path: str | Path) -> Policy:
-        """Read a policy file; raises :class:`PolicyFileError` with the reason."""
-        path = Path(path)
-        if not path.is_file():
-            raise PolicyFileError(f"no policy file at {path}")
-        try:
-            from safetensors import safe_open
-        except ImportError as exc:  # pragma: no cover
-            raise PolicyFileError("reading policies needs safetensors: pip install "
-                                  "safetensors") from exc
-        try:
-            with safe_open(str(path), framework="numpy") as f:
-                meta = f.metadata() or {}
-                tensors = {k: f.get_tensor(k) for k in f.keys()}
-        except Exception as exc:  # safetensors raises several types for corrupt files
-            raise PolicyFileError(f"{path} is not a readable safetensors policy file "
-                                  f"({type(exc).__name__}: {exc})") from None
-        if meta.get("format") != POLICY_FORMAT:
-            raise PolicyFileError(f"{path} is not a cribenv policy (format "
-                                  f"{meta.get('format')!r}, expected {POLICY_FORMAT!r})")
-        try:
-            config = json.loads(meta.get("config", "{}"))
-        except json.JSONDecodeError as exc:
-            raise PolicyFileError(f"{path}: the config in the metadata is not JSON: {exc}") \
-                from None
+        """Read an ``mlp`` policy file; raises :class:`PolicyFileError` with the reason."""
+        policy = load_policy(path)
+        if not isinstance(policy, Policy):
+            raise PolicyFileError(f"{path} holds an {policy.arch!r} policy, not an 'mlp' one")
+        return policy
+
+    @classmethod
+    def from_tensors(cls, path: Path, tensors: dict[str, np.ndarray],
+                     config: dict[str, Any]) -> Policy:
         layers = []
         i = 0
         while f"pi.{i}.weight" in tensors:
@@ -113,7 +115,6 @@ class Policy:
             raise PolicyFileError(f"{path} has no action layer")
         return cls(layers, (tensors["action.weight"], tensors["action.bias"]),
                    config.get("activation", "tanh"), config)
-
 
     def logits(self, obs: np.ndarray) -> np.ndarray:
         """Unmasked logits for one observation vector or a batch (rows)."""
@@ -125,12 +126,116 @@ class Policy:
         return h @ wt + b
 
 
+class PriorPolicy:
+    """The actor of an ``expert-prior`` policy file, evaluated with numpy."""
+
+    arch = "expert-prior"
+
+    def __init__(self, layers: list[tuple[np.ndarray, np.ndarray]], beta: float,
+                 activation: str = "relu", config: dict[str, Any] | None = None) -> None:
+        from agents.features import FEATURES_VERSION, NUM_FEATURES
+
+        if activation not in _ACTIVATIONS:
+            raise PolicyFileError(f"unknown activation {activation!r}: expected one of "
+                                  f"{sorted(_ACTIVATIONS)}")
+        self.config = dict(config or {})
+        version = self.config.get("features_version", FEATURES_VERSION)
+        if version != FEATURES_VERSION:
+            raise PolicyFileError(f"the policy was trained on card features version {version}; "
+                                  f"this cribenv computes version {FEATURES_VERSION}")
+        size = NUM_FEATURES
+        for i, (w, b) in enumerate(layers):
+            if w.ndim != 2 or w.shape[1] != size or b.shape != (w.shape[0],):
+                raise PolicyFileError(f"card layer {i} has weight {w.shape} / bias {b.shape}, "
+                                      f"expected input size {size}")
+            size = w.shape[0]
+        if not layers or size != 1:
+            raise PolicyFileError("the card network must end in one output per card")
+        self.activation = _ACTIVATIONS[activation]
+        self.beta = float(beta)
+        self._forward = [(np.ascontiguousarray(w.T, np.float32), b.astype(np.float32))
+                         for w, b in layers]
+
+    @classmethod
+    def from_tensors(cls, path: Path, tensors: dict[str, np.ndarray],
+                     config: dict[str, Any]) -> PriorPolicy:
+        layers = []
+        i = 0
+        while f"card.{i}.weight" in tensors:
+            layers.append((tensors[f"card.{i}.weight"], tensors[f"card.{i}.bias"]))
+            i += 1
+        if "beta" not in tensors:
+            raise PolicyFileError(f"{path} has no beta")
+        return cls(layers, float(tensors["beta"].reshape(-1)[0]),
+                   config.get("activation", "relu"), config)
+
+    def card_logits(self, prior: np.ndarray, features: np.ndarray) -> np.ndarray:
+        """Logits of cards given their expert values (n,) and feature rows (n, F)."""
+        h = np.asarray(features, np.float32)
+        last = len(self._forward) - 1
+        for i, (wt, b) in enumerate(self._forward):
+            h = h @ wt + b
+            if i < last:
+                h = self.activation(h)
+        return self.beta * np.asarray(prior, np.float32) + h[..., 0]
+
+    def logits(self, obs: np.ndarray) -> np.ndarray:
+        """Unmasked logits for one :func:`agents.features.augment` vector or a batch (rows)."""
+        from agents.features import NUM_FEATURES
+
+        x = np.asarray(obs, np.float32)
+        prior = x[..., OBS_SIZE:OBS_SIZE + 52]
+        feats = x[..., OBS_SIZE + 52:].reshape(*x.shape[:-1], 52, NUM_FEATURES)
+        return self.card_logits(prior, feats)
+
+    def legal_logits(self, observation: np.ndarray, legal: np.ndarray) -> np.ndarray:
+        """Logits of the ``legal`` cards for a plain env observation vector."""
+        from agents.features import card_features
+
+        prior, feats = card_features(decode(observation), legal.tolist())
+        return self.card_logits(prior[legal], feats[legal])
+
+
+def load_policy(path: str | Path) -> Policy | PriorPolicy:
+    """Read a policy file of either network; raises :class:`PolicyFileError` with the reason."""
+    path = Path(path)
+    if not path.is_file():
+        raise PolicyFileError(f"no policy file at {path}")
+    try:
+        from safetensors import safe_open
+    except ImportError as exc:  # pragma: no cover
+        raise PolicyFileError("reading policies needs safetensors: pip install "
+                              "safetensors") from exc
+    try:
+        with safe_open(str(path), framework="numpy") as f:
+            meta = f.metadata() or {}
+            tensors = {k: f.get_tensor(k) for k in f.keys()}
+    except Exception as exc:  # safetensors raises several types for corrupt files
+        raise PolicyFileError(f"{path} is not a readable safetensors policy file "
+                              f"({type(exc).__name__}: {exc})") from None
+    if meta.get("format") != POLICY_FORMAT:
+        raise PolicyFileError(f"{path} is not a cribenv policy (format "
+                              f"{meta.get('format')!r}, expected {POLICY_FORMAT!r})")
+    try:
+        config = json.loads(meta.get("config", "{}"))
+    except json.JSONDecodeError as exc:
+        raise PolicyFileError(f"{path}: the config in the metadata is not JSON: {exc}") \
+            from None
+    arch = config.get("arch", "mlp")
+    if arch == "mlp":
+        return Policy.from_tensors(path, tensors, config)
+    if arch == "expert-prior":
+        return PriorPolicy.from_tensors(path, tensors, config)
+    raise PolicyFileError(f"{path}: unknown network {arch!r} (expected 'mlp' or "
+                          f"'expert-prior')")
+
+
 class PPOAgent:
     """Plays a trained policy: the most likely legal card, or a sample with ``sample=True``."""
 
     def __init__(self, path: str | Path, seed: int | None = None, sample: bool = False) -> None:
         self.path = str(path)
-        self.policy = Policy.load(path)
+        self.policy = load_policy(path)
         self.name = f"ppo:{Path(path).name}"
         self.sample = sample
         self.rng = np.random.default_rng(seed)
@@ -143,7 +248,10 @@ class PPOAgent:
         if not mask.any():
             raise ValueError(f"{self.name}: no legal action in this observation (not its turn?)")
         legal = np.flatnonzero(mask)
-        logits = self.policy.logits(observation["observation"])[legal]
+        if isinstance(self.policy, PriorPolicy):
+            logits = self.policy.legal_logits(observation["observation"], legal)
+        else:
+            logits = self.policy.logits(observation["observation"])[legal]
         if not self.sample:
             return int(legal[np.argmax(logits)])
         p = np.exp(logits - logits.max())

@@ -37,6 +37,11 @@ class TrainConfig:
     vf_coef: float = 0.5
     net_arch: list[int] = field(default_factory=lambda: [256, 256])
     activation: str = "relu"            # "relu" or "tanh"
+    # network: "mlp" (observation -> 52 logits) or "expert-prior" (per-card features,
+    # logits = beta * expert value + card MLP; see train/prior_policy.py)
+    policy: str = "mlp"
+    card_arch: list[int] = field(default_factory=lambda: [64, 64])
+    beta: float = 2.0
     # behaviour-cloning warm start (0 disables): expert games imitated before PPO
     bc_games: int = 0
     bc_epochs: int = 4
@@ -57,6 +62,13 @@ class TrainConfig:
             raise ValueError(f"reward must be 'win' or 'points', got {self.reward!r}")
         if self.activation not in ("relu", "tanh"):
             raise ValueError(f"activation must be 'relu' or 'tanh', got {self.activation!r}")
+        if self.policy not in ("mlp", "expert-prior"):
+            raise ValueError(f"policy must be 'mlp' or 'expert-prior', got {self.policy!r}")
+        if self.policy == "expert-prior" and self.bc_games:
+            raise ValueError("the expert-prior policy starts as the expert already: set "
+                             "bc_games to 0")
+        if self.beta <= 0:
+            raise ValueError(f"beta must be > 0, got {self.beta}")
         if not 0.0 <= self.heuristic_share <= 1.0:
             raise ValueError(f"heuristic_share must be in [0, 1], got {self.heuristic_share}")
         if self.num_players != 2:
@@ -83,6 +95,9 @@ class TrainConfig:
         fixed = {k: v for k, v in self.to_dict().items()
                  if k not in ("total_steps", "threads", "checkpoint_every", "eval_every",
                               "eval_games")}
+        if fixed["policy"] == "mlp":  # runs made before the expert-prior network existed
+            for name in ("policy", "card_arch", "beta"):
+                fixed.pop(name)
         return hashlib.sha256(json.dumps(fixed, sort_keys=True).encode()).hexdigest()[:16]
 
     def save(self, path: str | Path) -> None:
@@ -139,7 +154,10 @@ HELP: dict[str, str] = {
     "ent_coef": "entropy bonus",
     "vf_coef": "value loss weight",
     "target_kl": "stop a PPO update early once the policy moved this far (KL; 0: no limit)",
-    "net_arch": "hidden layer sizes (policy and value nets)",
+    "net_arch": "hidden layer sizes (policy and value nets; expert-prior: the value net)",
+    "policy": "network: 'mlp' (observation to 52 logits) or 'expert-prior' (per-card features)",
+    "card_arch": "expert-prior: hidden layer sizes of the per-card network",
+    "beta": "expert-prior: initial weight of the expert's card values in the logits",
     "seed": "seed of everything",
     "num_players": "players (2)",
     "target": "points to win: 121 or 61",

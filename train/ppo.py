@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from agents import make_agent
-from agents.ppo import Policy, PPOAgent, save_policy
+from agents.ppo import Policy, PPOAgent, PriorPolicy, save_policy, save_tensors
 from train.config import TrainConfig
 
 CHECKPOINT_FORMAT = "cribenv-checkpoint/1"
@@ -114,29 +114,51 @@ def policy_arrays(model) -> tuple[list[tuple[np.ndarray, np.ndarray]],
                     head.bias.detach().cpu().numpy().copy())
 
 
+def _policy_meta(config: TrainConfig, steps: int) -> dict[str, Any]:
+    meta: dict[str, Any] = {"arch": config.policy, "activation": config.activation,
+                            "steps": steps, "num_players": config.num_players,
+                            "target": config.target, "train_config": config.to_dict()}
+    if config.policy == "expert-prior":
+        from agents.features import FEATURES_VERSION
+
+        meta.update(card_arch=config.card_arch, features_version=FEATURES_VERSION)
+    else:
+        meta["net_arch"] = config.net_arch
+    return meta
+
+
 def export_policy(model, path: str | Path, config: TrainConfig, steps: int,
                   extra: dict[str, Any] | None = None) -> Path:
     """Write the learner's actor as a weights-only policy file."""
-    layers, head = policy_arrays(model)
-    meta = {"activation": config.activation, "net_arch": config.net_arch, "steps": steps,
-            "num_players": config.num_players, "target": config.target,
-            "train_config": config.to_dict()}
+    meta = _policy_meta(config, steps)
     meta.update(extra or {})
+    if config.policy == "expert-prior":
+        from train.prior_policy import prior_arrays
+
+        return save_tensors(path, prior_arrays(model.policy), meta)
+    layers, head = policy_arrays(model)
     return save_policy(path, layers, head, meta)
 
 
-class _InMemoryPolicyAgent:
+def numpy_policy(model, config: TrainConfig) -> Policy | PriorPolicy:
+    """The learner's current actor as a numpy policy (what its exported file would load as)."""
+    if config.policy == "expert-prior":
+        from train.prior_policy import prior_arrays
+
+        arrays = prior_arrays(model.policy)
+        return PriorPolicy.from_tensors(Path("<learner>"), arrays, _policy_meta(config, 0))
+    layers, head = policy_arrays(model)
+    return Policy(layers, head, config.activation)
+
+
+class _InMemoryPolicyAgent(PPOAgent):
     """The current learner as an agent (greedy over its logits), for evaluation."""
 
     def __init__(self, model, config: TrainConfig) -> None:
-        layers, head = policy_arrays(model)
-        self.policy = Policy(layers, head, config.activation)
+        self.policy = numpy_policy(model, config)
         self.name = "learner"
-
-    def act(self, observation):
-        logits = self.policy.logits(observation["observation"])
-        logits = np.where(observation["action_mask"].astype(bool), logits, -np.inf)
-        return int(np.argmax(logits))
+        self.sample = False
+        self.path = "<learner>"
 
 
 def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float, float]:
@@ -300,6 +322,10 @@ def _make_vec_env(config: TrainConfig, pool: OpponentPool, seed: int):
                 opponent=PoolOpponent(pool, seed * 7919 + i), num_players=config.num_players,
                 target=config.target, reward=config.reward, shaping=config.shaping,
                 skunks=config.skunks, seed=seed * 7919 + i)
+            if config.policy == "expert-prior":
+                from train.prior_policy import ExpertFeatureObservation
+
+                env = ExpertFeatureObservation(env)
             env.reset(seed=seed * 7919 + i)
             return env
         return make
@@ -312,14 +338,23 @@ def _new_model(config: TrainConfig, env):
     from sb3_contrib import MaskablePPO
 
     activation = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[config.activation]
+    if config.policy == "expert-prior":
+        from train.prior_policy import ExpertPriorPolicy
+
+        policy: Any = ExpertPriorPolicy
+        policy_kwargs: dict[str, Any] = {
+            "card_hidden": list(config.card_arch), "value_hidden": list(config.net_arch),
+            "activation": config.activation, "beta": config.beta}
+    else:
+        policy = "MlpPolicy"
+        policy_kwargs = {"net_arch": {"pi": list(config.net_arch), "vf": list(config.net_arch)},
+                         "activation_fn": activation}
     return MaskablePPO(
-        "MlpPolicy", env, learning_rate=config.learning_rate, n_steps=config.n_steps,
+        policy, env, learning_rate=config.learning_rate, n_steps=config.n_steps,
         batch_size=config.batch_size, n_epochs=config.n_epochs, gamma=config.gamma,
         gae_lambda=config.gae_lambda, clip_range=config.clip_range, ent_coef=config.ent_coef,
         vf_coef=config.vf_coef, target_kl=config.target_kl or None, seed=config.seed,
-        device="cpu", verbose=0,
-        policy_kwargs={"net_arch": {"pi": list(config.net_arch), "vf": list(config.net_arch)},
-                       "activation_fn": activation})
+        device="cpu", verbose=0, policy_kwargs=policy_kwargs)
 
 
 def _progress_callback(bar, stop_flag: dict[str, bool]):

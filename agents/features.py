@@ -1,0 +1,126 @@
+"""Per-card decision features for the ``expert-prior`` policy network (numpy only).
+
+The ``expert-prior`` policy (:mod:`train.prior_policy`, played by :mod:`agents.ppo`) scores
+each legal card with ``beta * prior + mlp(features)``: ``prior`` is the value the expert bot
+gives the card (:meth:`agents.expert.ExpertAgent.play_values` in the play; in the discard, the
+value of the best throw that lays this card away together with the cards already laid away),
+and the small network learns corrections from the features below. With the network's last
+layer at zero the policy plays exactly like the expert, so self-play PPO starts from the
+expert's strength and learns where the expert is wrong.
+
+:func:`augment` turns an environment observation into the network's input, the vector
+
+``[observation (OBS_SIZE) | prior (52) | features (52 x NUM_FEATURES)]``
+
+with zeros for illegal cards. Everything is computed from the seat's own observation, so the
+features can reveal nothing the observation hides.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.expert import ExpertAgent
+from agents.tables import VALUE
+from cribenv.game import Phase, PlayerView
+from cribenv.observation import OBS_SIZE, decode
+
+__all__ = ["FEATURES_VERSION", "NUM_FEATURES", "PRIOR_CLIP", "INPUT_SIZE", "augment",
+           "card_features"]
+
+FEATURES_VERSION = 1
+NUM_FEATURES = 56
+PRIOR_CLIP = 50.0   # a card that pegs out is worth 1000+ to the expert; the logits need less
+INPUT_SIZE = OBS_SIZE + 52 + 52 * NUM_FEATURES
+
+# column layout of one card's feature row
+_SCALARS = 16
+_RANK = _SCALARS            # 13: one-hot rank of the card
+_KEPT = _RANK + 13          # 13: rank counts / 4 of the cards kept (discard) / left (play)
+_OTHER = _KEPT + 13         # 13: discard: rank of the other card thrown; play: last series rank
+_BIAS = _OTHER + 13
+assert _BIAS + 1 == NUM_FEATURES
+
+_EXPERT = ExpertAgent()
+
+
+def card_features(view: PlayerView, legal: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """``(prior[52], features[52, NUM_FEATURES])`` for the legal cards of ``view``."""
+    prior = np.zeros(52, np.float32)
+    feats = np.zeros((52, NUM_FEATURES), np.float32)
+    me = view.side_of(view.seat)
+    opp = (view.seat + 1) % view.num_players
+    target = float(view.target)
+    common = np.zeros(_SCALARS, np.float32)
+    common[6] = view.phase is Phase.DISCARD
+    common[7] = view.phase is Phase.PLAY
+    common[8] = view.side_of(view.dealer) == me
+    common[9] = view.scores[me] / target
+    common[10] = max(view.scores[s] for s in range(view.num_sides) if s != me) / target
+    common[11] = min(target - view.scores[me], 31) / 31.0
+    common[12] = view.cards_held[opp] / 6.0
+    common[13] = view.said_go[opp]
+    common[14] = len(view.discards) / 2.0
+    feats[legal, :_SCALARS] = common
+    feats[legal, _BIAS] = 1.0
+    feats[legal, _RANK + (np.asarray(legal) >> 2)] = 1.0
+
+    if view.phase is Phase.DISCARD:
+        cards = sorted(view.hand + view.discards)
+        done = set(view.discards)
+        best: dict[int, tuple[float, float, tuple[int, ...], tuple[int, ...]]] = {}
+        for value, hand_ev, throw, keep in _EXPERT.rank_throws(view, cards):
+            if not done.issubset(throw):
+                continue
+            for c in throw:
+                if c not in done and c not in best:
+                    best[c] = (value, hand_ev, throw, keep)
+        for c in legal:
+            value, hand_ev, throw, keep = best[c]
+            row = feats[c]
+            prior[c] = value
+            row[0] = value / 10.0
+            row[1] = hand_ev / 10.0
+            row[2] = (value - hand_ev) / 10.0
+            row[4] = VALUE[c >> 2] / 10.0
+            row[5] = (len(view.hand) - 1) / 6.0
+            for k in keep:
+                row[_KEPT + (k >> 2)] += 0.25
+            for t in throw:
+                if t != c:
+                    row[_OTHER + (t >> 2)] = 1.0
+    else:
+        values = _EXPERT.play_values(view, legal)
+        left = [c >> 2 for c in view.hand]
+        series = view.series
+        for c, (value, now) in zip(legal, values):
+            row = feats[c]
+            value = max(-PRIOR_CLIP, min(PRIOR_CLIP, value))
+            # the expert's tie-break (the higher rank, then the lower card id), kept tiny
+            prior[c] = value + 1e-3 * (c >> 2) - 1e-5 * c
+            after = view.count + VALUE[c >> 2]
+            row[0] = value / 10.0
+            row[1] = now / 10.0
+            row[2] = after / 31.0
+            row[3] = after in (15, 31)
+            row[4] = VALUE[c >> 2] / 10.0
+            row[5] = (len(view.hand) - 1) / 6.0
+            for r in left:
+                row[_KEPT + r] += 0.25
+            row[_KEPT + (c >> 2)] -= 0.25
+            if series:
+                row[_OTHER + (series[-1][1] >> 2)] = 1.0
+    return prior, feats
+
+
+def augment(observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """The ``expert-prior`` network input for one observation vector and its action mask."""
+    out = np.zeros(INPUT_SIZE, np.float32)
+    out[:OBS_SIZE] = observation
+    legal = np.flatnonzero(mask).tolist()
+    if legal:
+        view = decode(observation)
+        prior, feats = card_features(view, legal)
+        out[OBS_SIZE:OBS_SIZE + 52] = prior
+        out[OBS_SIZE + 52:] = feats.ravel()
+    return out
