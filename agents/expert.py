@@ -110,7 +110,9 @@ class ExpertAgent(ViewAgent):
     (the count-out discard), ``crib_weight_3p`` (3 players: how much an opponent's crib
     counts against), ``reply_weight_multi`` (3/4 players: weight of an opponent's reply),
     ``prefer_high`` (ties: lay the higher card), ``low_keep_weight`` (3/4 players: cost per pip
-    under 5 of laying a low card that could still take a go or a 31 later).
+    under 5 of laying a low card that could still take a go or a 31 later), ``peg_weight``
+    (2 players: weight of the learned pegging value of the kept hand,
+    :mod:`agents.peg_values`, added to each throw's value; 0, the benchmark bot, ignores it).
     """
 
     name = "expert"
@@ -120,7 +122,7 @@ class ExpertAgent(ViewAgent):
                  endgame_need: int = 16, endgame_weight: float = 8.0,
                  peg_allowance: int = 2, crib_weight_3p: float = 0.5,
                  reply_weight_multi: float = 1.0, prefer_high: bool = True,
-                 low_keep_weight: float = 0.2) -> None:
+                 low_keep_weight: float = 0.2, peg_weight: float = 0.0) -> None:
         super().__init__(seed)
         self.counter_weight = counter_weight
         self.defend_weight = defend_weight
@@ -132,6 +134,12 @@ class ExpertAgent(ViewAgent):
         self.reply_weight_multi = reply_weight_multi
         self.prefer_high = prefer_high
         self.low_keep_weight = low_keep_weight
+        self.peg_weight = peg_weight
+        self._peg_values = None
+        if peg_weight:
+            from agents.peg_values import shipped
+
+            self._peg_values = shipped()
         self._memo_key: tuple | None = None
         self._memo_throw: tuple[int, ...] = ()
 
@@ -170,6 +178,10 @@ class ExpertAgent(ViewAgent):
         else:
             sign = -self.crib_weight_3p if n == 3 else -1.0
         values = [h + sign * c for h, c in zip(hand_ev, crib_ev)]
+        if self._peg_values is not None and n == 2:
+            dealer = view.dealer == view.seat
+            values = [v + self.peg_weight * self._peg_values.value(keep, dealer)
+                      for v, keep in zip(values, keeps)]
         need = view.target - view.scores[me]
         if need <= self.endgame_need and view.side_of(view.dealer) != me:
             # Counting before the dealer: value the chance the hand alone counts out.

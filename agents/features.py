@@ -28,7 +28,7 @@ from cribenv.observation import OBS_SIZE, decode
 __all__ = ["FEATURES_VERSION", "NUM_FEATURES", "PRIOR_CLIP", "INPUT_SIZE", "augment",
            "card_features"]
 
-FEATURES_VERSION = 1
+FEATURES_VERSION = 2
 NUM_FEATURES = 56
 PRIOR_CLIP = 50.0   # a card that pegs out is worth 1000+ to the expert; the logits need less
 INPUT_SIZE = OBS_SIZE + 52 + 52 * NUM_FEATURES
@@ -41,7 +41,7 @@ _OTHER = _KEPT + 13         # 13: discard: rank of the other card thrown; play: 
 _BIAS = _OTHER + 13
 assert _BIAS + 1 == NUM_FEATURES
 
-_EXPERT = ExpertAgent()
+_EXPERT = ExpertAgent(peg_weight=1.0)   # with the learned pegging value of a keep
 
 
 def card_features(view: PlayerView, legal: list[int]) -> tuple[np.ndarray, np.ndarray]:

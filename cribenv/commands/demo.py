@@ -23,7 +23,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--train-steps", type=int, default=40_000,
                         help="self-play PPO steps for the demo agent (40000; 0 skips training)")
     parser.add_argument("--bc-games", type=int, default=300,
-                        help="expert games imitated before PPO (300; 0: PPO from scratch)")
+                        help="with an 'mlp' recipe: expert games imitated before PPO (300; 0: "
+                             "PPO from scratch)")
     parser.add_argument("--games", type=int, default=400,
                         help="tournament games per pair, even (400)")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1,
@@ -79,8 +80,10 @@ def run(args: argparse.Namespace) -> int:
             # the shipped agent's recipe (train/configs/shipped.json), scaled down
             recipe = Path(__file__).resolve().parents[2] / "train" / "configs" / "shipped.json"
             settings = json.loads(recipe.read_text()) if recipe.is_file() else {}
+            if settings.get("policy", "mlp") == "mlp":
+                settings.update(bc_games=args.bc_games, bc_epochs=4)
             settings.update(total_steps=args.train_steps, threads=args.threads, seed=args.seed,
-                            bc_games=args.bc_games, bc_epochs=4, n_envs=16,
+                            n_envs=16,
                             eval_every=max(args.train_steps // 2, 1), eval_games=40,
                             snapshot_every=max(args.train_steps // 4, 1),
                             checkpoint_every=max(args.train_steps // 4, 1))

@@ -1,0 +1,125 @@
+"""Learn the pegging value of kept hands from expert self-play (see :mod:`agents.peg_values`).
+
+    python -m train.peg_values --hands 400000 --workers 2 --out agents/trained/peg_values.json
+
+Each sample is the first hand of a fresh game, expert against expert, where the observed seat
+keeps one of its ``top_k`` best throws by the expert's show value, uniformly at random, so the
+regression sees the alternatives the expert weighs. Only the play is measured: the points each
+seat makes laying cards (fifteens, pairs, runs, 31s and gos) until the show.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures as cf
+import time
+
+import numpy as np
+
+from agents.expert import ExpertAgent
+from agents.peg_values import NUM_KEEP_FEATURES, PegValues, keep_features
+from cribenv.game import Game, Phase, Played, Rules, SeriesEnd, ShowScored
+
+
+def simulate(hands: int, seed: int, top_k: int = 6) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(features [N, F], dealer [N], pegging differential [N])`` of ``hands`` hands."""
+    rng = np.random.default_rng(seed)
+    expert = ExpertAgent()
+    xs = np.zeros((hands, NUM_KEEP_FEATURES))
+    dealer = np.zeros(hands, bool)
+    diff = np.zeros(hands)
+    for i in range(hands):
+        game = Game(Rules(), seed=seed * 1_000_003 + i, first_dealer=i % 2)
+        me = int(rng.integers(2))
+        throw: tuple[int, ...] = ()
+        pegged = [0, 0]
+        while game.phase is not Phase.GAME_OVER:
+            seat = game.current_player
+            view = game.view(seat)
+            if game.phase is Phase.DISCARD:
+                if seat == me:
+                    if not throw:
+                        dealer[i] = view.dealer == me
+                        ranked = expert.rank_throws(view)
+                        _, _, throw, keep = ranked[int(rng.integers(min(top_k, len(ranked))))]
+                    card = next(c for c in throw if c in view.hand)
+                else:
+                    card = expert.choose(view, view.legal)
+            else:
+                legal = view.legal
+                card = legal[0] if len(legal) == 1 else expert.play(view, legal)
+            events = game.step(card)
+            for e in events:
+                if isinstance(e, Played | SeriesEnd):
+                    pegged[e.seat] += e.points
+            if any(isinstance(e, ShowScored) for e in events):
+                break
+        xs[i] = keep_features([c >> 2 for c in keep])
+        diff[i] = pegged[me] - pegged[1 - me]
+    return xs, dealer, diff
+
+
+def _work(args: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    return simulate(*args)
+
+
+def fit(xs: np.ndarray, dealer: np.ndarray, diff: np.ndarray, ridge: float = 1.0
+        ) -> tuple[np.ndarray, list[float]]:
+    """Ridge coefficients per role (0: pone, 1: dealer) and the residual standard deviations."""
+    coef = np.zeros((2, xs.shape[1]))
+    resid = []
+    for role in (0, 1):
+        sel = dealer == bool(role)
+        x, y = xs[sel], diff[sel]
+        a = x.T @ x + ridge * np.eye(x.shape[1])
+        coef[role] = np.linalg.solve(a, x.T @ y)
+        resid.append(float(np.std(y - x @ coef[role])))
+    return coef, resid
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m train.peg_values",
+        description="Measure the pegging value of kept hands by expert self-play and fit the "
+                    "table the expert-prior policy reads (agents/trained/peg_values.json).")
+    parser.add_argument("--hands", type=int, default=400_000, help="hands to play (400000)")
+    parser.add_argument("--workers", type=int, default=2, help="processes (2)")
+    parser.add_argument("--top-k", type=int, default=6,
+                        help="the observed seat keeps one of its k best throws at random (6)")
+    parser.add_argument("--seed", type=int, default=0, help="seed (0)")
+    parser.add_argument("--out", default="agents/trained/peg_values.json", help="output file")
+    args = parser.parse_args(argv)
+    from tqdm import tqdm
+
+    chunk = 2_000
+    jobs = [(min(chunk, args.hands - s), args.seed * 10_000 + s // chunk, args.top_k)
+            for s in range(0, args.hands, chunk)]
+    parts = []
+    started = time.perf_counter()
+    with cf.ProcessPoolExecutor(args.workers) as ex, tqdm(total=args.hands, unit="hand") as bar:
+        for part in ex.map(_work, jobs):
+            parts.append(part)
+            bar.update(len(part[2]))
+    xs = np.concatenate([p[0] for p in parts])
+    dealer = np.concatenate([p[1] for p in parts])
+    diff = np.concatenate([p[2] for p in parts])
+    n = len(diff)
+    half = n // 2
+    coef_half, _ = fit(xs[:half], dealer[:half], diff[:half])
+    pred = np.einsum("ij,ij->i", xs[half:], coef_half[dealer[half:].astype(int)])
+    held_out_r2 = 1 - np.var(diff[half:] - pred) / np.var(diff[half:])
+    coef, resid = fit(xs, dealer, diff)
+    meta = {"hands": n, "seed": args.seed, "top_k": args.top_k,
+            "mean_diff_pone": float(diff[~dealer].mean()),
+            "mean_diff_dealer": float(diff[dealer].mean()),
+            "residual_sd": resid, "held_out_r2": float(held_out_r2),
+            "seconds": round(time.perf_counter() - started, 1)}
+    PegValues(coef, meta).save(args.out)
+    print(f"{n:,} hands in {meta['seconds']} s; pegging differential: pone "
+          f"{meta['mean_diff_pone']:+.3f}, dealer {meta['mean_diff_dealer']:+.3f}; "
+          f"held-out R^2 {held_out_r2:.3f}; wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
