@@ -42,6 +42,7 @@ class TrainConfig:
     policy: str = "mlp"
     card_arch: list[int] = field(default_factory=lambda: [64, 64])
     beta: float = 2.0
+    init_policy: str = ""               # expert-prior: start from this policy file's card network
     # behaviour-cloning warm start (0 disables): expert games imitated before PPO
     bc_games: int = 0
     bc_epochs: int = 4
@@ -67,6 +68,8 @@ class TrainConfig:
         if self.policy == "expert-prior" and self.bc_games:
             raise ValueError("the expert-prior policy starts as the expert already: set "
                              "bc_games to 0")
+        if self.init_policy and self.policy != "expert-prior":
+            raise ValueError("init_policy needs policy 'expert-prior'")
         if self.beta <= 0:
             raise ValueError(f"beta must be > 0, got {self.beta}")
         if not 0.0 <= self.heuristic_share <= 1.0:
@@ -96,7 +99,7 @@ class TrainConfig:
                  if k not in ("total_steps", "threads", "checkpoint_every", "eval_every",
                               "eval_games")}
         if fixed["policy"] == "mlp":  # runs made before the expert-prior network existed
-            for name in ("policy", "card_arch", "beta"):
+            for name in ("policy", "card_arch", "beta", "init_policy"):
                 fixed.pop(name)
         return hashlib.sha256(json.dumps(fixed, sort_keys=True).encode()).hexdigest()[:16]
 
@@ -158,6 +161,8 @@ HELP: dict[str, str] = {
     "policy": "network: 'mlp' (observation to 52 logits) or 'expert-prior' (per-card features)",
     "card_arch": "expert-prior: hidden layer sizes of the per-card network",
     "beta": "expert-prior: initial weight of the expert's card values in the logits",
+    "init_policy": "expert-prior: start from this policy file's card network and beta "
+                   "(e.g. one fitted by python -m train.rollouts)",
     "seed": "seed of everything",
     "num_players": "players (2)",
     "target": "points to win: 121 or 61",

@@ -349,12 +349,17 @@ def _new_model(config: TrainConfig, env):
         policy = "MlpPolicy"
         policy_kwargs = {"net_arch": {"pi": list(config.net_arch), "vf": list(config.net_arch)},
                          "activation_fn": activation}
-    return MaskablePPO(
+    model = MaskablePPO(
         policy, env, learning_rate=config.learning_rate, n_steps=config.n_steps,
         batch_size=config.batch_size, n_epochs=config.n_epochs, gamma=config.gamma,
         gae_lambda=config.gae_lambda, clip_range=config.clip_range, ent_coef=config.ent_coef,
         vf_coef=config.vf_coef, target_kl=config.target_kl or None, seed=config.seed,
         device="cpu", verbose=0, policy_kwargs=policy_kwargs)
+    if config.init_policy:
+        from train.prior_policy import load_card_network
+
+        load_card_network(model.policy, config.init_policy)
+    return model
 
 
 def _progress_callback(bar, stop_flag: dict[str, bool]):

@@ -115,3 +115,25 @@ def prior_arrays(policy: ExpertPriorPolicy) -> dict[str, np.ndarray]:
         out[f"card.{i}.bias"] = m.bias.detach().cpu().numpy().copy()
     out["beta"] = nets.log_beta.detach().exp().cpu().numpy().reshape(1).copy()
     return out
+
+
+def load_card_network(policy: ExpertPriorPolicy, path: str) -> None:
+    """Copy the card network and beta of an expert-prior policy file into ``policy``."""
+    from agents.ppo import PolicyFileError, PriorPolicy, load_policy
+
+    loaded = load_policy(path)
+    if not isinstance(loaded, PriorPolicy):
+        raise PolicyFileError(f"{path} is not an expert-prior policy file")
+    nets = policy.mlp_extractor
+    linears = [m for m in nets.card_net if isinstance(m, nn.Linear)] + [nets.card_out]
+    if len(linears) != len(loaded._forward) or any(
+            m.weight.shape != tuple(reversed(wt.shape))
+            for m, (wt, _) in zip(linears, loaded._forward)):
+        shapes = [tuple(reversed(wt.shape)) for wt, _ in loaded._forward]
+        raise PolicyFileError(f"{path} has card layers {shapes}, which do not match card_arch "
+                              f"{policy.card_hidden}")
+    with torch.no_grad():
+        for m, (wt, b) in zip(linears, loaded._forward):
+            m.weight.copy_(torch.as_tensor(wt.T))
+            m.bias.copy_(torch.as_tensor(b))
+        nets.log_beta.fill_(float(np.log(loaded.beta)))

@@ -33,9 +33,32 @@ from cribenv.game import Game, Phase, Played, Rules, SeriesEnd, ShowScored
 ENDGAME = 100   # no samples once a side has this many points (pegging out dominates there)
 
 
-def _play_out(game: Game, expert: ExpertAgent, seat: int) -> int:
-    """Play the rest of the hand's play (expert for every seat); ``seat``'s pegging differential
-    from now on."""
+class ViewPolicy:
+    """An expert-prior policy file playing from :class:`PlayerView` s (no encoding round trip):
+    the most likely legal card."""
+
+    def __init__(self, path: str | Path) -> None:
+        from agents.ppo import PriorPolicy, load_policy
+
+        policy = load_policy(path)
+        if not isinstance(policy, PriorPolicy):
+            raise ValueError(f"{path} is not an expert-prior policy")
+        self.policy = policy
+
+    def reset(self) -> None:
+        pass
+
+    def choose(self, view, legal: list[int]) -> int:
+        prior, f = card_features(view, legal)
+        logits = self.policy.card_logits(prior[legal], f[legal])
+        return legal[int(np.argmax(logits))]
+
+    play = choose
+
+
+def _play_out(game: Game, expert, seat: int) -> int:
+    """Play the rest of the hand's play (``expert`` for every seat); ``seat``'s pegging
+    differential from now on."""
     diff = 0
     while game.phase is Phase.PLAY:
         view = game.view(game.current_player)
@@ -49,12 +72,16 @@ def _play_out(game: Game, expert: ExpertAgent, seat: int) -> int:
     return diff
 
 
-def simulate(games: int, seed: int, sample_prob: float = 0.5, discard_prob: float = 0.1
-             ) -> dict[str, np.ndarray]:
-    """Rows of (decision id, prior, features, target) from ``games`` expert-vs-expert games."""
+def simulate(games: int, seed: int, sample_prob: float = 0.5, discard_prob: float = 0.1,
+             policy: str | None = None) -> dict[str, np.ndarray]:
+    """Rows of (decision id, prior, features, target) from ``games`` games of the expert (or of
+    the expert-prior ``policy`` file, for a further policy-iteration round) against itself."""
     rng = np.random.default_rng(seed)
-    bot = ExpertAgent(peg_weight=1.0)
-    expert = ExpertAgent()
+    if policy:
+        bot = expert = ViewPolicy(policy)
+    else:
+        bot = ExpertAgent(peg_weight=1.0)
+        expert = ExpertAgent()
     ids: list[int] = []
     priors: list[np.ndarray] = []
     feats: list[np.ndarray] = []
@@ -102,8 +129,9 @@ def simulate(games: int, seed: int, sample_prob: float = 0.5, discard_prob: floa
             "features": np.concatenate(feats), "target": np.concatenate(targets)}
 
 
-def _work(args: tuple[int, int]) -> dict[str, np.ndarray]:
-    return simulate(*args)
+def _work(args: tuple[int, int, str | None]) -> dict[str, np.ndarray]:
+    games, seed, policy = args
+    return simulate(games, seed, policy=policy)
 
 
 def fit(data: dict[str, np.ndarray], card_hidden: list[int], epochs: int = 30,
@@ -209,6 +237,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="logit scale of the written policy (3.0)")
     parser.add_argument("--seed", type=int, default=0, help="seed (0)")
     parser.add_argument("--out", required=True, help="policy file to write")
+    parser.add_argument("--policy", help="an expert-prior policy file to play and roll out with "
+                                         "instead of the expert (a further improvement round)")
     parser.add_argument("--data", help="npz cache of the rollouts (written, or read if it "
                                        "exists)")
     args = parser.parse_args(argv)
@@ -219,7 +249,7 @@ def main(argv: list[str] | None = None) -> int:
         data = dict(np.load(args.data))
     else:
         chunk = 100
-        jobs = [(min(chunk, args.games - s), args.seed * 100_000 + s // chunk)
+        jobs = [(min(chunk, args.games - s), args.seed * 100_000 + s // chunk, args.policy)
                 for s in range(0, args.games, chunk)]
         parts = []
         with cf.ProcessPoolExecutor(args.workers) as ex, \
@@ -241,6 +271,7 @@ def main(argv: list[str] | None = None) -> int:
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     export(nets, args.out, args.beta, args.card_arch,
            {"rollout_games": args.games, "seed": args.seed, "steps": 0,
+            "rollout_policy": Path(args.policy).name if args.policy else "expert",
             **{k: round(v, 4) for k, v in stats.items()}})
     print(f"wrote {args.out} ({time.perf_counter() - started:.0f} s)")
     return 0
