@@ -27,8 +27,9 @@ from train.ppo import train  # noqa: E402
 
 
 def decisions(games: int, seed: int = 0, num_players: int = 2):
-    """(observation, mask, expert's card) at every decision with a choice."""
-    expert = make_agent("expert")
+    """(observation, mask, card) at every decision with a choice, of the expert with the
+    learned pegging value in its discards (the bot whose values are the prior)."""
+    expert = make_agent("expert", peg_weight=1.0)
     for g in range(games):
         game = Game(Rules(num_players=num_players, target=61), seed=seed + g)
         expert.reset()
@@ -45,7 +46,7 @@ def decisions(games: int, seed: int = 0, num_players: int = 2):
 
 
 @pytest.mark.parametrize("num_players", [2, 3])
-def test_the_prior_ranks_the_experts_card_first(num_players):
+def test_the_prior_ranks_the_bots_card_first(num_players):
     agree = total = 0
     for obs, mask, card in decisions(12, seed=5, num_players=num_players):
         x = augment(obs, mask)
@@ -64,17 +65,22 @@ def test_the_prior_ranks_the_experts_card_first(num_players):
 
 
 def test_discard_prior_is_the_best_throw_containing_the_card():
+    """hand + crib (signed) + the learned pegging value of the keep, best over the throws."""
     game = Game(Rules(), seed=3)
     view = game.view(game.current_player)
     assert view.phase is Phase.DISCARD
     prior, feats = card_features(view, view.legal)
+    from agents.peg_values import shipped
     from agents.tables import discard_evs
 
     cards = sorted(view.hand)
     keeps, throws, hand_ev, crib_ev = discard_evs(cards, None, 2)
-    sign = 1.0 if view.dealer == view.seat else -1.0
+    dealer = view.dealer == view.seat
+    sign = 1.0 if dealer else -1.0
+    peg = [shipped().value(k, dealer) for k in keeps]
     for c in cards:
-        best = max(h + sign * k for t, h, k in zip(throws, hand_ev, crib_ev) if c in t)
+        best = max(h + sign * k + p
+                   for t, h, k, p in zip(throws, hand_ev, crib_ev, peg) if c in t)
         assert prior[c] == pytest.approx(best, abs=1e-4)
         assert feats[c, 0] == pytest.approx(best / 10, abs=1e-5)
 
@@ -88,12 +94,12 @@ def test_features_are_a_function_of_the_observation():
     np.testing.assert_array_equal(feats.ravel(), augment(obs, mask)[OBS_SIZE + 52:])
 
 
-def _model(beta: float = 3.0, **kw):
+def _model(beta: float = 3.0, card_arch_override: list[int] | None = None, **kw):
     from train.ppo import OpponentPool, _make_vec_env, _new_model
 
     config = TrainConfig(policy="expert-prior", n_envs=1, n_steps=32, batch_size=32,
                          heuristics=["random"], eval_games=0, threads=1, beta=beta,
-                         card_arch=[8], net_arch=[16], **kw)
+                         card_arch=card_arch_override or [8], net_arch=[16], **kw)
     env = _make_vec_env(config, OpponentPool(config, seed=0), seed=0)
     return config, _new_model(config, env)
 
@@ -187,3 +193,26 @@ def test_tiny_expert_prior_run_resumes_and_plays(tmp_path):
         mask[game.legal_actions()] = 1
         game.step(agent.act({"observation": encode_game(game, game.current_player),
                              "action_mask": mask}))
+
+
+def test_init_policy_copies_the_card_network(tmp_path):
+    from train.ppo import export_policy
+
+    config, model = _model(beta=1.5)
+    with torch.no_grad():
+        for p in model.policy.mlp_extractor.parameters():
+            p.add_(0.3 * torch.randn_like(p))
+    path = export_policy(model, tmp_path / "p.safetensors", config, steps=0)
+    config2, model2 = _model(beta=2.5, init_policy=str(path))
+    x = torch.as_tensor(np.stack([augment(o, m) for o, m, _ in list(decisions(1, seed=41))[:20]]))
+    with torch.no_grad():
+        a = model.policy.mlp_extractor.forward_actor(x)
+        b = model2.policy.mlp_extractor.forward_actor(x)
+    torch.testing.assert_close(a, b)
+    with pytest.raises(PolicyFileError, match="do not match card_arch"):
+        _model(init_policy=str(path), card_arch_override=[4])
+
+
+def test_init_policy_needs_the_expert_prior_network():
+    with pytest.raises(ValueError, match="init_policy needs"):
+        TrainConfig(init_policy="x.safetensors")

@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from agents.expert import ExpertAgent
-from agents.features import FEATURES_VERSION, NUM_FEATURES, PRIOR_CLIP, card_features
+from agents.features import FEATURES_VERSION, PRIOR_CLIP, card_features
 from cribenv.game import Game, Phase, Played, Rules, SeriesEnd, ShowScored
 
 ENDGAME = 100   # no samples once a side has this many points (pegging out dominates there)
@@ -149,7 +149,6 @@ def fit(data: dict[str, np.ndarray], card_hidden: list[int], epochs: int = 30,
     x = torch.as_tensor(data["features"], dtype=torch.float32)
     y = torch.as_tensor(data["target"], dtype=torch.float32)
     n_dec = int(ids.max()) + 1
-    counts = torch.bincount(ids, minlength=n_dec).float()
 
     def centred(v: torch.Tensor, sel_ids: torch.Tensor, n: int) -> torch.Tensor:
         sums = torch.zeros(n).index_add_(0, sel_ids, v)
@@ -197,7 +196,6 @@ def fit(data: dict[str, np.ndarray], card_hidden: list[int], epochs: int = 30,
             with torch.no_grad():
                 test = loss_on(test_rows).item()
             log(f"  epoch {epoch + 1}: train {loss.item():.3f}, held-out {test:.3f}")
-    del counts
     return nets, {"advantage_var": base, "prior_error": zero, "fitted_error": test}
 
 
