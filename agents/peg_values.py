@@ -59,7 +59,7 @@ class PegValues:
             return cls(np.array(data["coef"]), data.get("meta"))
         except FileNotFoundError:
             raise ValueError(f"no peg value table at {path} (train one with "
-                             f"python -m train.peg_values)") from None
+                             f"cribenv peg-values)") from None
         except (json.JSONDecodeError, KeyError, TypeError) as exc:
             raise ValueError(f"{path} is not a peg value table: {exc}") from None
 

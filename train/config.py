@@ -162,7 +162,7 @@ HELP: dict[str, str] = {
     "card_arch": "expert-prior: hidden layer sizes of the per-card network",
     "beta": "expert-prior: initial weight of the expert's card values in the logits",
     "init_policy": "expert-prior: start from this policy file's card network and beta "
-                   "(e.g. one fitted by python -m train.rollouts)",
+                   "(e.g. one fitted by cribenv rollouts)",
     "seed": "seed of everything",
     "num_players": "players (2)",
     "target": "points to win: 121 or 61",

@@ -1,6 +1,6 @@
 """Learn the pegging value of kept hands from expert self-play (see :mod:`agents.peg_values`).
 
-    python -m train.peg_values --hands 400000 --workers 2 --out agents/trained/peg_values.json
+    cribenv peg-values --hands 400000 --workers 2 --out agents/trained/peg_values.json
 
 Each sample is the first hand of a fresh game, expert against expert, where the observed seat
 keeps one of its ``top_k`` best throws by the expert's show value, uniformly at random, so the
@@ -77,18 +77,19 @@ def fit(xs: np.ndarray, dealer: np.ndarray, diff: np.ndarray, ridge: float = 1.0
     return coef, resid
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m train.peg_values",
-        description="Measure the pegging value of kept hands by expert self-play and fit the "
-                    "table the expert-prior policy reads (agents/trained/peg_values.json).")
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.description = ("Measure the pegging value of kept hands by expert self-play and fit "
+                          "the table the expert-prior policy reads "
+                          "(agents/trained/peg_values.json).")
     parser.add_argument("--hands", type=int, default=400_000, help="hands to play (400000)")
     parser.add_argument("--workers", type=int, default=2, help="processes (2)")
     parser.add_argument("--top-k", type=int, default=6,
                         help="the observed seat keeps one of its k best throws at random (6)")
     parser.add_argument("--seed", type=int, default=0, help="seed (0)")
     parser.add_argument("--out", default="agents/trained/peg_values.json", help="output file")
-    args = parser.parse_args(argv)
+
+
+def run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     chunk = 2_000
@@ -119,6 +120,12 @@ def main(argv: list[str] | None = None) -> int:
           f"{meta['mean_diff_pone']:+.3f}, dealer {meta['mean_diff_dealer']:+.3f}; "
           f"held-out R^2 {held_out_r2:.3f}; wrote {args.out}")
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="cribenv peg-values")
+    configure(parser)
+    return run(parser.parse_args(argv))
 
 
 if __name__ == "__main__":

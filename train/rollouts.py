@@ -14,7 +14,7 @@ to a constant per decision, i.e. the advantages; discard decisions are kept at t
 fitted network is written as an ``expert-prior`` policy file (``beta`` scales the logits), which
 ``ppo:PATH`` plays and ``cribenv train --init-policy`` continues with self-play PPO.
 
-    python -m train.rollouts --games 6000 --workers 2 --out runs/rollout/policy.safetensors
+    cribenv rollouts --games 6000 --workers 2 --out runs/rollout/policy.safetensors
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import argparse
 import concurrent.futures as cf
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -136,7 +137,7 @@ def _work(args: tuple[int, int, str | None]) -> dict[str, np.ndarray]:
 
 def fit(data: dict[str, np.ndarray], card_hidden: list[int], epochs: int = 30,
         lr: float = 1e-3, batch_decisions: int = 4096, seed: int = 0,
-        log=print) -> tuple[object, dict[str, float]]:
+        log=print) -> tuple[Any, dict[str, float]]:
     """Fit ``prior + mlp(features)`` to the targets up to a constant per decision."""
     import torch
 
@@ -220,12 +221,10 @@ def export(nets, path: str | Path, beta: float, card_hidden: list[int],
     return save_tensors(path, prior_arrays(_Holder), config)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m train.rollouts",
-        description="Fit the expert-prior card network to paired rollouts of every legal card "
-                    "(a policy-improvement step on the expert) and write an expert-prior "
-                    "policy file.")
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.description = ("Fit the expert-prior card network to paired rollouts of every legal "
+                          "card (a policy-improvement step on the expert) and write an "
+                          "expert-prior policy file.")
     parser.add_argument("--games", type=int, default=6000, help="games to sample from (6000)")
     parser.add_argument("--workers", type=int, default=2, help="processes (2)")
     parser.add_argument("--card-arch", type=int, nargs="+", default=[64, 64],
@@ -239,40 +238,60 @@ def main(argv: list[str] | None = None) -> int:
                                          "instead of the expert (a further improvement round)")
     parser.add_argument("--data", help="npz cache of the rollouts (written, or read if it "
                                        "exists)")
-    args = parser.parse_args(argv)
+
+
+def fit_rollouts(games: int, out: str | Path, workers: int = 2, seed: int = 0,
+                 card_arch: list[int] | None = None, epochs: int = 30, beta: float = 3.0,
+                 policy: str | None = None, data_path: str | Path | None = None,
+                 progress: bool = True, log=print) -> Path:
+    """Simulate (or read ``data_path``), fit and write the policy file ``out``."""
     from tqdm import tqdm
 
+    card_arch = list(card_arch or [64, 64])
     started = time.perf_counter()
-    if args.data and Path(args.data).is_file():
-        data = dict(np.load(args.data))
+    if data_path and Path(data_path).is_file():
+        data = dict(np.load(data_path))
     else:
         chunk = 100
-        jobs = [(min(chunk, args.games - s), args.seed * 100_000 + s // chunk, args.policy)
-                for s in range(0, args.games, chunk)]
+        jobs = [(min(chunk, games - s), seed * 100_000 + s // chunk, policy)
+                for s in range(0, games, chunk)]
         parts = []
-        with cf.ProcessPoolExecutor(args.workers) as ex, \
-                tqdm(total=args.games, unit="game", desc="rollouts") as bar:
-            for part in ex.map(_work, jobs):
+        with cf.ProcessPoolExecutor(max(1, workers)) as ex, \
+                tqdm(total=games, unit="game", desc="rollouts", disable=not progress) as bar:
+            for (n, _, _), part in zip(jobs, ex.map(_work, jobs)):
                 parts.append(part)
-                bar.update(chunk)
+                bar.update(n)
         offset = 0
         for p in parts:
             p["ids"] = p["ids"] + offset
             offset = int(p["ids"].max()) + 1 if len(p["ids"]) else offset
         data = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
-        if args.data:
-            Path(args.data).parent.mkdir(parents=True, exist_ok=True)
-            np.savez_compressed(args.data, **data)
-    print(f"{int(data['ids'].max()) + 1:,} decisions, {len(data['ids']):,} cards "
-          f"({time.perf_counter() - started:.0f} s)")
-    nets, stats = fit(data, args.card_arch, epochs=args.epochs, seed=args.seed)
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    export(nets, args.out, args.beta, args.card_arch,
-           {"rollout_games": args.games, "seed": args.seed, "steps": 0,
-            "rollout_policy": Path(args.policy).name if args.policy else "expert",
-            **{k: round(v, 4) for k, v in stats.items()}})
-    print(f"wrote {args.out} ({time.perf_counter() - started:.0f} s)")
+        if data_path:
+            Path(data_path).parent.mkdir(parents=True, exist_ok=True)
+            np.savez_compressed(data_path, **data)
+    log(f"{int(data['ids'].max()) + 1:,} decisions, {len(data['ids']):,} cards "
+        f"({time.perf_counter() - started:.0f} s)")
+    nets, stats = fit(data, card_arch, epochs=epochs, seed=seed, log=log)
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    path = export(nets, out, beta, card_arch,
+                  {"rollout_games": games, "seed": seed, "steps": 0,
+                   "rollout_policy": Path(policy).name if policy else "expert",
+                   **{k: round(v, 4) for k, v in stats.items()}})
+    log(f"wrote {path} ({time.perf_counter() - started:.0f} s)")
+    return path
+
+
+def run(args: argparse.Namespace) -> int:
+    fit_rollouts(args.games, args.out, workers=args.workers, seed=args.seed,
+                 card_arch=args.card_arch, epochs=args.epochs, beta=args.beta,
+                 policy=args.policy, data_path=args.data)
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="cribenv rollouts")
+    configure(parser)
+    return run(parser.parse_args(argv))
 
 
 if __name__ == "__main__":

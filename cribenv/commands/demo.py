@@ -1,8 +1,10 @@
 """``cribenv demo``: the README's main job, end to end.
 
 1. score a hand with its breakdown; 2. rank the discards of a deal; 3. a bot game (expert vs
-greedy); 4. a short self-play PPO run (resumed if the run folder already holds one); 5. a
-duplicate tournament of that agent and the shipped one against the heuristic baselines.
+greedy); 4. the shipped agent's recipe, scaled down: a paired-rollout fit of the expert-prior
+card network, then a short self-play PPO run from it (resumed if the run folder already holds
+one); 5. a duplicate tournament of that agent and the shipped one against the heuristic
+baselines.
 """
 
 from __future__ import annotations
@@ -22,6 +24,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", default="runs/demo", help="output folder (runs/demo)")
     parser.add_argument("--train-steps", type=int, default=40_000,
                         help="self-play PPO steps for the demo agent (40000; 0 skips training)")
+    parser.add_argument("--rollout-games", type=int, default=400,
+                        help="with an 'expert-prior' recipe: games of paired rollouts fitted "
+                             "before PPO (400)")
     parser.add_argument("--bc-games", type=int, default=300,
                         help="with an 'mlp' recipe: expert games imitated before PPO (300; 0: "
                              "PPO from scratch)")
@@ -82,6 +87,16 @@ def run(args: argparse.Namespace) -> int:
             settings = json.loads(recipe.read_text()) if recipe.is_file() else {}
             if settings.get("policy", "mlp") == "mlp":
                 settings.update(bc_games=args.bc_games, bc_epochs=4)
+            elif settings.get("init_policy"):
+                init = out / "rollouts.safetensors"
+                if not (run_dir / "checkpoints" / "LATEST").exists():
+                    print(f"  fitting the card network to {args.rollout_games} games of paired "
+                          f"rollouts (cribenv rollouts)")
+                    from train.rollouts import fit_rollouts
+
+                    fit_rollouts(args.rollout_games, init, workers=args.workers, seed=args.seed,
+                                 log=lambda s: print(" ", s))
+                settings["init_policy"] = str(init)
             settings.update(total_steps=args.train_steps, threads=args.threads, seed=args.seed,
                             n_envs=16,
                             eval_every=max(args.train_steps // 2, 1), eval_games=40,
