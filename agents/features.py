@@ -26,7 +26,7 @@ from cribenv.game import Phase, PlayerView
 from cribenv.observation import OBS_SIZE, decode
 
 __all__ = ["FEATURES_VERSION", "NUM_FEATURES", "PRIOR_CLIP", "INPUT_SIZE", "augment",
-           "card_features"]
+           "best_throws", "card_features"]
 
 FEATURES_VERSION = 2
 NUM_FEATURES = 56
@@ -42,6 +42,22 @@ _BIAS = _OTHER + 13
 assert _BIAS + 1 == NUM_FEATURES
 
 _EXPERT = ExpertAgent(peg_weight=1.0)   # with the learned pegging value of a keep
+
+
+def best_throws(view: PlayerView) -> dict[int, tuple[float, float, tuple[int, ...],
+                                                       tuple[int, ...]]]:
+    """For each card the seat may lay away now: ``(value, hand_ev, throw, keep)`` of the best
+    throw (by the prior's value) that lays it away with the cards already laid away."""
+    cards = sorted(view.hand + view.discards)
+    done = set(view.discards)
+    best: dict[int, tuple[float, float, tuple[int, ...], tuple[int, ...]]] = {}
+    for value, hand_ev, throw, keep in _EXPERT.rank_throws(view, cards):
+        if not done.issubset(throw):
+            continue
+        for c in throw:
+            if c not in done and c not in best:
+                best[c] = (value, hand_ev, throw, keep)
+    return best
 
 
 def card_features(view: PlayerView, legal: list[int]) -> tuple[np.ndarray, np.ndarray]:
@@ -66,15 +82,7 @@ def card_features(view: PlayerView, legal: list[int]) -> tuple[np.ndarray, np.nd
     feats[legal, _RANK + (np.asarray(legal) >> 2)] = 1.0
 
     if view.phase is Phase.DISCARD:
-        cards = sorted(view.hand + view.discards)
-        done = set(view.discards)
-        best: dict[int, tuple[float, float, tuple[int, ...], tuple[int, ...]]] = {}
-        for value, hand_ev, throw, keep in _EXPERT.rank_throws(view, cards):
-            if not done.issubset(throw):
-                continue
-            for c in throw:
-                if c not in done and c not in best:
-                    best[c] = (value, hand_ev, throw, keep)
+        best = best_throws(view)
         for c in legal:
             value, hand_ev, throw, keep = best[c]
             row = feats[c]

@@ -67,6 +67,18 @@ def save_tensors(path: str | Path, tensors: dict[str, np.ndarray],
     return path
 
 
+def _numbered_layers(tensors: dict[str, np.ndarray], prefix: str
+                     ) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``(weight, bias)`` of ``{prefix}.0``, ``{prefix}.1``, ... until one is missing."""
+    layers = []
+    while f"{prefix}.{len(layers)}.weight" in tensors:
+        i = len(layers)
+        if f"{prefix}.{i}.bias" not in tensors:
+            raise PolicyFileError(f"layer {prefix}.{i} has a weight but no bias")
+        layers.append((tensors[f"{prefix}.{i}.weight"], tensors[f"{prefix}.{i}.bias"]))
+    return layers
+
+
 class Policy:
     """The actor network of an ``mlp`` policy file, evaluated with numpy."""
 
@@ -106,11 +118,7 @@ class Policy:
     @classmethod
     def from_tensors(cls, path: Path, tensors: dict[str, np.ndarray],
                      config: dict[str, Any]) -> Policy:
-        layers = []
-        i = 0
-        while f"pi.{i}.weight" in tensors:
-            layers.append((tensors[f"pi.{i}.weight"], tensors[f"pi.{i}.bias"]))
-            i += 1
+        layers = _numbered_layers(tensors, "pi")
         if "action.weight" not in tensors or "action.bias" not in tensors:
             raise PolicyFileError(f"{path} has no action layer")
         return cls(layers, (tensors["action.weight"], tensors["action.bias"]),
@@ -159,11 +167,7 @@ class PriorPolicy:
     @classmethod
     def from_tensors(cls, path: Path, tensors: dict[str, np.ndarray],
                      config: dict[str, Any]) -> PriorPolicy:
-        layers = []
-        i = 0
-        while f"card.{i}.weight" in tensors:
-            layers.append((tensors[f"card.{i}.weight"], tensors[f"card.{i}.bias"]))
-            i += 1
+        layers = _numbered_layers(tensors, "card")
         if "beta" not in tensors:
             raise PolicyFileError(f"{path} has no beta")
         return cls(layers, float(tensors["beta"].reshape(-1)[0]),

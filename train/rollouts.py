@@ -28,8 +28,8 @@ from typing import Any
 import numpy as np
 
 from agents.expert import ExpertAgent
-from agents.features import FEATURES_VERSION, PRIOR_CLIP, card_features
-from cribenv.game import Game, Phase, Played, Rules, SeriesEnd, ShowScored
+from agents.features import FEATURES_VERSION, PRIOR_CLIP, best_throws, card_features
+from cribenv.game import Game, HandEnd, Phase, Played, Rules, SeriesEnd, ShowScored
 
 ENDGAME = 100   # no samples once a side has this many points (pegging out dominates there)
 
@@ -73,8 +73,28 @@ def _play_out(game: Game, expert, seat: int) -> int:
     return diff
 
 
+def _hand_out(game: Game, throw: tuple[int, ...], seat: int, bot, player) -> int:
+    """Lay away ``throw`` for ``seat`` (the other seats discard with ``bot``), play the hand out
+    with ``player`` and return ``seat``'s point differential over the rest of the hand."""
+    before = list(game.scores)
+    while not game.is_over:
+        cur = game.current_player
+        view = game.view(cur)
+        legal = view.legal
+        if game.phase is Phase.DISCARD:
+            card = (next(c for c in throw if c in view.hand) if cur == seat
+                    else bot.choose(view, legal))
+        else:
+            card = legal[0] if len(legal) == 1 else player.play(view, legal)
+        if any(isinstance(e, HandEnd) for e in game.step(card)):
+            break
+    me = seat % 2
+    return (game.scores[me] - before[me]) - (game.scores[1 - me] - before[1 - me])
+
+
 def simulate(games: int, seed: int, sample_prob: float = 0.5, discard_prob: float = 0.1,
-             policy: str | None = None) -> dict[str, np.ndarray]:
+             policy: str | None = None, discard_rollouts: bool = False
+             ) -> dict[str, np.ndarray]:
     """Rows of (decision id, prior, features, target) from ``games`` games of the expert (or of
     the expert-prior ``policy`` file, for a further policy-iteration round) against itself."""
     rng = np.random.default_rng(seed)
@@ -103,10 +123,19 @@ def simulate(games: int, seed: int, sample_prob: float = 0.5, discard_prob: floa
                 if far and rng.random() < discard_prob:
                     prior, f = card_features(view, legal)
                     if np.abs(prior[legal]).max() < PRIOR_CLIP - 10:
+                        if discard_rollouts and not view.discards:
+                            # each card's best throw, played out to the end of the hand
+                            best = best_throws(view)
+                            outcome = {t: _hand_out(game.clone(), t, seat, bot, expert)
+                                       for t in {best[c][2] for c in legal}}
+                            target = np.asarray([outcome[best[c][2]] for c in legal],
+                                                np.float32)
+                        else:
+                            target = prior[legal]   # keep the prior
                         ids += [decision] * len(legal)
                         priors.append(prior[legal])
                         feats.append(f[legal])
-                        targets.append(prior[legal])   # discards: keep the prior
+                        targets.append(target)
                         decision += 1
                 game.step(bot.choose(view, legal))
                 continue
@@ -133,6 +162,12 @@ def simulate(games: int, seed: int, sample_prob: float = 0.5, discard_prob: floa
 def _work(args: tuple[int, int, str | None]) -> dict[str, np.ndarray]:
     games, seed, policy = args
     return simulate(games, seed, policy=policy)
+
+
+def _work_discards(args: tuple[int, int, str | None]) -> dict[str, np.ndarray]:
+    games, seed, policy = args
+    return simulate(games, seed, sample_prob=0.0, discard_prob=1.0, policy=policy,
+                    discard_rollouts=True)
 
 
 def fit(data: dict[str, np.ndarray], card_hidden: list[int], epochs: int = 30,
@@ -234,48 +269,81 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="logit scale of the written policy (3.0)")
     parser.add_argument("--seed", type=int, default=0, help="seed (0)")
     parser.add_argument("--out", required=True, help="policy file to write")
+    parser.add_argument("--discard-games", type=int, default=0,
+                        help="games whose first discards are rolled out to the end of the hand "
+                             "(0: discards stay at the prior)")
     parser.add_argument("--policy", help="an expert-prior policy file to play and roll out with "
                                          "instead of the expert (a further improvement round)")
     parser.add_argument("--data", help="npz cache of the rollouts (written, or read if it "
                                        "exists)")
 
 
+def _simulate_parallel(worker, games: int, seed_base: int, policy: str | None, workers: int,
+                       progress: bool, desc: str) -> dict[str, np.ndarray]:
+    from tqdm import tqdm
+
+    chunk = 100
+    jobs = [(min(chunk, games - s), seed_base + s // chunk, policy)
+            for s in range(0, games, chunk)]
+    parts = []
+    with cf.ProcessPoolExecutor(max(1, workers)) as ex, \
+            tqdm(total=games, unit="game", desc=desc, disable=not progress) as bar:
+        for (n, _, _), part in zip(jobs, ex.map(worker, jobs)):
+            parts.append(part)
+            bar.update(n)
+    return _concat(parts)
+
+
+def _concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """Join row sets, renumbering the decisions."""
+    offset = 0
+    out = []
+    for p in parts:
+        if not len(p["ids"]):
+            continue
+        out.append(dict(p, ids=p["ids"] + offset))
+        offset += int(p["ids"].max()) + 1
+    return {k: np.concatenate([p[k] for p in out]) for k in out[0]}
+
+
+def _cached(path: Path | None, make) -> dict[str, np.ndarray]:
+    if path is not None and path.is_file():
+        return dict(np.load(path))
+    data = make()
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        np.savez_compressed(path, **data)
+    return data
+
+
 def fit_rollouts(games: int, out: str | Path, workers: int = 2, seed: int = 0,
                  card_arch: list[int] | None = None, epochs: int = 30, beta: float = 3.0,
                  policy: str | None = None, data_path: str | Path | None = None,
-                 progress: bool = True, log=print) -> Path:
-    """Simulate (or read ``data_path``), fit and write the policy file ``out``."""
-    from tqdm import tqdm
+                 discard_games: int = 0, progress: bool = True, log=print) -> Path:
+    """Simulate (or read the cache ``data_path``), fit and write the policy file ``out``.
 
+    ``games`` give the play decisions; with ``discard_games`` the first discard of each seat
+    in that many more games is rolled out too (each card's best throw, to the end of the hand)
+    and replaces the discard rows kept at the prior."""
     card_arch = list(card_arch or [64, 64])
     started = time.perf_counter()
-    if data_path and Path(data_path).is_file():
-        data = dict(np.load(data_path))
-    else:
-        chunk = 100
-        jobs = [(min(chunk, games - s), seed * 100_000 + s // chunk, policy)
-                for s in range(0, games, chunk)]
-        parts = []
-        with cf.ProcessPoolExecutor(max(1, workers)) as ex, \
-                tqdm(total=games, unit="game", desc="rollouts", disable=not progress) as bar:
-            for (n, _, _), part in zip(jobs, ex.map(_work, jobs)):
-                parts.append(part)
-                bar.update(n)
-        offset = 0
-        for p in parts:
-            p["ids"] = p["ids"] + offset
-            offset = int(p["ids"].max()) + 1 if len(p["ids"]) else offset
-        data = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
-        if data_path:
-            Path(data_path).parent.mkdir(parents=True, exist_ok=True)
-            np.savez_compressed(data_path, **data)
+    cache = Path(data_path) if data_path else None
+    data = _cached(cache, lambda: _simulate_parallel(_work, games, seed * 100_000, policy,
+                                                     workers, progress, "rollouts"))
+    if discard_games:
+        dcache = cache.with_name(cache.stem + "-discards.npz") if cache else None
+        discards = _cached(dcache, lambda: _simulate_parallel(
+            _work_discards, discard_games, seed * 100_000 + 50_000, policy, workers, progress,
+            "discard rollouts"))
+        keep = data["features"][:, 6] == 0     # the play rows
+        data = _concat([{k: v[keep] for k, v in data.items()}, discards])
     log(f"{int(data['ids'].max()) + 1:,} decisions, {len(data['ids']):,} cards "
         f"({time.perf_counter() - started:.0f} s)")
     nets, stats = fit(data, card_arch, epochs=epochs, seed=seed, log=log)
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     path = export(nets, out, beta, card_arch,
-                  {"rollout_games": games, "seed": seed, "steps": 0,
-                   "rollout_policy": Path(policy).name if policy else "expert",
+                  {"rollout_games": games, "discard_games": discard_games, "seed": seed,
+                   "steps": 0, "rollout_policy": Path(policy).name if policy else "expert",
                    **{k: round(v, 4) for k, v in stats.items()}})
     log(f"wrote {path} ({time.perf_counter() - started:.0f} s)")
     return path
@@ -284,7 +352,7 @@ def fit_rollouts(games: int, out: str | Path, workers: int = 2, seed: int = 0,
 def run(args: argparse.Namespace) -> int:
     fit_rollouts(args.games, args.out, workers=args.workers, seed=args.seed,
                  card_arch=args.card_arch, epochs=args.epochs, beta=args.beta,
-                 policy=args.policy, data_path=args.data)
+                 policy=args.policy, data_path=args.data, discard_games=args.discard_games)
     return 0
 
 
