@@ -195,12 +195,17 @@ def fit(data: dict[str, np.ndarray], card_hidden: list[int], epochs: int = 30,
     decisions = perm_rng.permutation(n_dec)
     test_dec = set(decisions[: n_dec // 10].tolist())
     is_test = torch.as_tensor(np.fromiter((i in test_dec for i in data["ids"].tolist()), bool))
-    train_rows = torch.nonzero(~is_test).squeeze(1)
     test_rows = torch.nonzero(is_test).squeeze(1)
-    row_of_dec: dict[int, list[int]] = {}
-    for r in train_rows.tolist():
-        row_of_dec.setdefault(int(ids[r]), []).append(r)
-    train_decs = np.array(sorted(row_of_dec))
+    # the rows of a decision are contiguous (ids ascend): a decision is a slice of rows
+    ids_np = data["ids"]
+    starts = np.searchsorted(ids_np, np.arange(n_dec + 1))
+    train_decs = np.array(sorted(set(range(n_dec)) - test_dec))
+
+    def rows_of(decs: np.ndarray) -> torch.Tensor:
+        lo, hi = starts[decs], starts[decs + 1]
+        lengths = hi - lo
+        offsets = np.repeat(lo - np.cumsum(lengths) + lengths, lengths)
+        return torch.as_tensor(offsets + np.arange(lengths.sum()))
 
     params = list(nets.card_net.parameters()) + list(nets.card_out.parameters())
     opt = torch.optim.Adam(params, lr=lr)
@@ -222,8 +227,7 @@ def fit(data: dict[str, np.ndarray], card_hidden: list[int], epochs: int = 30,
     for epoch in range(epochs):
         perm_rng.shuffle(train_decs)
         for s in range(0, len(train_decs), batch_decisions):
-            rows = torch.as_tensor([r for d in train_decs[s:s + batch_decisions]
-                                    for r in row_of_dec[int(d)]])
+            rows = rows_of(train_decs[s:s + batch_decisions])
             opt.zero_grad()
             loss = loss_on(rows)
             loss.backward()

@@ -82,8 +82,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"  skipped: training needs the 'train' extra ({exc})")
         else:
             run_dir = out / "ppo"
-            # the shipped agent's recipe (train/configs/shipped.json), scaled down
-            recipe = Path(__file__).resolve().parents[2] / "train" / "configs" / "shipped.json"
+            # the rollout + PPO recipe (train/configs/rollout-ppo.json), scaled down
+            recipe = Path(__file__).resolve().parents[2] / "train" / "configs" / "rollout-ppo.json"
             settings = json.loads(recipe.read_text()) if recipe.is_file() else {}
             if settings.get("policy", "mlp") == "mlp":
                 settings.update(bc_games=args.bc_games, bc_epochs=4)
