@@ -159,7 +159,8 @@ def wilson_interval(successes: float, n: float, confidence: float = 0.95,
     z2n = z * z / n
     centre = (p + z2n / 2.0) / (1.0 + z2n)
     half = z / (1.0 + z2n) * math.sqrt(p * (1.0 - p) / n + z2n / (4.0 * n))
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    # the interval always holds p; at p = 0 or 1 rounding could leave it a hair outside
+    return (min(p, max(0.0, centre - half)), max(p, min(1.0, centre + half)))
 
 
 def _ratio_se(y: np.ndarray, x: np.ndarray) -> tuple[float, float]:
@@ -591,7 +592,8 @@ class TournamentReport:
         vals = np.array([p.win_rate_a.value for p in self.pairs], float) * 100
         lows = np.array([p.win_rate_a.low for p in self.pairs], float) * 100
         highs = np.array([p.win_rate_a.high for p in self.pairs], float) * 100
-        err = np.nan_to_num(np.vstack([vals - lows, highs - vals]))
+        # clipped: a rate of exactly 0 or 1 can sit a rounding error outside its interval
+        err = np.clip(np.nan_to_num(np.vstack([vals - lows, highs - vals])), 0, None)
         ax1.errorbar(vals, ys, xerr=err, fmt="o", capsize=4, color="tab:blue")
         ax1.axvline(50, color="grey", lw=1, ls="--")
         ax1.set_yticks(ys, labels)

@@ -373,6 +373,13 @@ def test_a_perfect_record_leaves_the_rating_open(tmp_path: Path) -> None:
     assert rep.to_dict()["ratings"][1]["high"] == "inf"
     assert "+inf" in rep.format()
     rep.plot(tmp_path / "p.png")
+    assert wilson_interval(400, 400)[1] == 1.0 and wilson_interval(0, 400)[0] == 0.0
+    # the winner listed first: a win rate of exactly 1 (its interval's top may round below it)
+    won = run_tournament(["greedy=test-peg-greedy", "random"], 20, workers=1,
+                         db_path=tmp_path / "w.sqlite", progress=False, bootstrap=0)
+    assert won.pair("greedy", "random").win_rate_a.value == 1.0
+    won.plot(tmp_path / "w.png")
+    assert (tmp_path / "w.png").stat().st_size > 0
 
 
 @pytest.mark.skipif("greedy" not in available_agents(), reason="agents.greedy not registered")
