@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from agents import make_agent
 from agents.expert import ExpertAgent
 from agents.features import FEATURES_VERSION, PRIOR_CLIP, best_throws, card_features
 from cribenv.game import Game, HandEnd, Phase, Played, Rules, SeriesEnd, ShowScored
@@ -57,14 +58,14 @@ class ViewPolicy:
     play = choose
 
 
-def _play_out(game: Game, expert, seat: int) -> int:
-    """Play the rest of the hand's play (``expert`` for every seat); ``seat``'s pegging
+def _play_out(game: Game, players: list, seat: int) -> int:
+    """Play the rest of the hand's play (``players[s]`` for seat ``s``); ``seat``'s pegging
     differential from now on."""
     diff = 0
     while game.phase is Phase.PLAY:
         view = game.view(game.current_player)
         legal = view.legal
-        card = legal[0] if len(legal) == 1 else expert.play(view, legal)
+        card = legal[0] if len(legal) == 1 else players[view.seat].choose(view, legal)
         for e in game.step(card):
             if isinstance(e, Played | SeriesEnd) and e.points:
                 diff += e.points if e.seat % 2 == seat % 2 else -e.points
@@ -73,9 +74,10 @@ def _play_out(game: Game, expert, seat: int) -> int:
     return diff
 
 
-def _hand_out(game: Game, throw: tuple[int, ...], seat: int, bot, player) -> int:
-    """Lay away ``throw`` for ``seat`` (the other seats discard with ``bot``), play the hand out
-    with ``player`` and return ``seat``'s point differential over the rest of the hand."""
+def _hand_out(game: Game, throw: tuple[int, ...], seat: int, bots: list, players: list
+              ) -> int:
+    """Lay away ``throw`` for ``seat`` (the other seats discard with ``bots``), play the hand
+    out with ``players`` and return ``seat``'s point differential over the rest of the hand."""
     before = list(game.scores)
     while not game.is_over:
         cur = game.current_player
@@ -83,9 +85,9 @@ def _hand_out(game: Game, throw: tuple[int, ...], seat: int, bot, player) -> int
         legal = view.legal
         if game.phase is Phase.DISCARD:
             card = (next(c for c in throw if c in view.hand) if cur == seat
-                    else bot.choose(view, legal))
+                    else bots[cur].choose(view, legal))
         else:
-            card = legal[0] if len(legal) == 1 else player.play(view, legal)
+            card = legal[0] if len(legal) == 1 else players[cur].choose(view, legal)
         if any(isinstance(e, HandEnd) for e in game.step(card)):
             break
     me = seat % 2
@@ -93,16 +95,19 @@ def _hand_out(game: Game, throw: tuple[int, ...], seat: int, bot, player) -> int
 
 
 def simulate(games: int, seed: int, sample_prob: float = 0.5, discard_prob: float = 0.1,
-             policy: str | None = None, discard_rollouts: bool = False
-             ) -> dict[str, np.ndarray]:
+             policy: str | None = None, discard_rollouts: bool = False,
+             opponent: str | None = None) -> dict[str, np.ndarray]:
     """Rows of (decision id, prior, features, target) from ``games`` games of the expert (or of
-    the expert-prior ``policy`` file, for a further policy-iteration round) against itself."""
+    the expert-prior ``policy`` file, for a further policy-iteration round) against itself, or
+    against the bot ``opponent`` (then only the expert's seat is sampled, and the opponent
+    plays its own cards in the rollouts)."""
     rng = np.random.default_rng(seed)
     if policy:
         bot = expert = ViewPolicy(policy)
     else:
         bot = ExpertAgent(peg_weight=1.0)
         expert = ExpertAgent()
+    other = make_agent(opponent, seed=seed) if opponent else None
     ids: list[int] = []
     priors: list[np.ndarray] = []
     feats: list[np.ndarray] = []
@@ -111,12 +116,21 @@ def simulate(games: int, seed: int, sample_prob: float = 0.5, discard_prob: floa
     for g in range(games):
         game = Game(Rules(), seed=seed * 1_000_003 + g, first_dealer=g % 2)
         bot.reset()
+        bots, players = [bot, bot], [expert, expert]
+        sampled = {0, 1}
+        if other is not None:
+            me = (g // 2) % 2            # both seats, both first dealers
+            bots[1 - me] = players[1 - me] = other
+            sampled = {me}
         while not game.is_over:
             seat = game.current_player
             view = game.view(seat)
             legal = view.legal
             if len(legal) == 1:
                 game.step(legal[0])
+                continue
+            if seat not in sampled:
+                game.step(other.choose(view, legal))
                 continue
             far = max(game.scores) < ENDGAME
             if game.phase is Phase.DISCARD:
@@ -126,7 +140,7 @@ def simulate(games: int, seed: int, sample_prob: float = 0.5, discard_prob: floa
                         if discard_rollouts and not view.discards:
                             # each card's best throw, played out to the end of the hand
                             best = best_throws(view)
-                            outcome = {t: _hand_out(game.clone(), t, seat, bot, expert)
+                            outcome = {t: _hand_out(game.clone(), t, seat, bots, players)
                                        for t in {best[c][2] for c in legal}}
                             target = np.asarray([outcome[best[c][2]] for c in legal],
                                                 np.float32)
@@ -147,7 +161,7 @@ def simulate(games: int, seed: int, sample_prob: float = 0.5, discard_prob: floa
                         copy = game.clone()
                         now = sum(e.points for e in copy.step(c)
                                   if isinstance(e, Played | SeriesEnd))
-                        values.append(now + (_play_out(copy, expert, seat)
+                        values.append(now + (_play_out(copy, players, seat)
                                              if copy.phase is Phase.PLAY else 0))
                     ids += [decision] * len(legal)
                     priors.append(prior[legal])
@@ -162,6 +176,11 @@ def simulate(games: int, seed: int, sample_prob: float = 0.5, discard_prob: floa
 def _work(args: tuple[int, int, str | None]) -> dict[str, np.ndarray]:
     games, seed, policy = args
     return simulate(games, seed, policy=policy)
+
+
+def _work_versus(args: tuple[int, int, str | None, str]) -> dict[str, np.ndarray]:
+    games, seed, policy, opponent = args
+    return simulate(games, seed, policy=policy, opponent=opponent)
 
 
 def _work_discards(args: tuple[int, int, str | None]) -> dict[str, np.ndarray]:
@@ -276,6 +295,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--discard-games", type=int, default=0,
                         help="games whose first discards are rolled out to the end of the hand "
                              "(0: discards stay at the prior)")
+    parser.add_argument("--opponent", help="a bot (e.g. greedy) for --opponent-games more "
+                                           "games of the expert against it")
+    parser.add_argument("--opponent-games", type=int, default=0,
+                        help="games against --opponent whose expert decisions are rolled out")
     parser.add_argument("--policy", help="an expert-prior policy file to play and roll out with "
                                          "instead of the expert (a further improvement round)")
     parser.add_argument("--data", help="npz cache of the rollouts (written, or read if it "
@@ -283,18 +306,18 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def _simulate_parallel(worker, games: int, seed_base: int, policy: str | None, workers: int,
-                       progress: bool, desc: str) -> dict[str, np.ndarray]:
+                       progress: bool, desc: str, *extra: str) -> dict[str, np.ndarray]:
     from tqdm import tqdm
 
     chunk = 100
-    jobs = [(min(chunk, games - s), seed_base + s // chunk, policy)
+    jobs = [(min(chunk, games - s), seed_base + s // chunk, policy, *extra)
             for s in range(0, games, chunk)]
     parts = []
     with cf.ProcessPoolExecutor(max(1, workers)) as ex, \
             tqdm(total=games, unit="game", desc=desc, disable=not progress) as bar:
-        for (n, _, _), part in zip(jobs, ex.map(worker, jobs)):
+        for job, part in zip(jobs, ex.map(worker, jobs)):
             parts.append(part)
-            bar.update(n)
+            bar.update(job[0])
     return _concat(parts)
 
 
@@ -310,43 +333,58 @@ def _concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
     return {k: np.concatenate([p[k] for p in out]) for k in out[0]}
 
 
-def _cached(path: Path | None, make) -> dict[str, np.ndarray]:
+def _cached(path: Path | None, games: int, make) -> dict[str, np.ndarray]:
+    """The rows of ``games`` games: read from ``path`` if it holds them, else made and saved."""
     if path is not None and path.is_file():
-        return dict(np.load(path))
+        data = dict(np.load(path))
+        held = int(data.pop("games", -1))
+        if held != games:
+            raise ValueError(f"{path} holds the rollouts of {held} games, not {games}: delete "
+                             f"it or pass another --data")
+        return data
     data = make()
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        np.savez_compressed(path, **data)
+        np.savez_compressed(path, games=np.int64(games), **data)
     return data
 
 
 def fit_rollouts(games: int, out: str | Path, workers: int = 2, seed: int = 0,
                  card_arch: list[int] | None = None, epochs: int = 30, beta: float = 3.0,
                  policy: str | None = None, data_path: str | Path | None = None,
-                 discard_games: int = 0, progress: bool = True, log=print) -> Path:
+                 discard_games: int = 0, opponent: str | None = None,
+                 opponent_games: int = 0, progress: bool = True, log=print) -> Path:
     """Simulate (or read the cache ``data_path``), fit and write the policy file ``out``.
 
     ``games`` give the play decisions; with ``discard_games`` the first discard of each seat
     in that many more games is rolled out too (each card's best throw, to the end of the hand)
-    and replaces the discard rows kept at the prior."""
+    and replaces the discard rows kept at the prior; with ``opponent_games``, that many games
+    of the expert against the bot ``opponent`` add the expert's play decisions against it."""
     card_arch = list(card_arch or [64, 64])
     started = time.perf_counter()
     cache = Path(data_path) if data_path else None
-    data = _cached(cache, lambda: _simulate_parallel(_work, games, seed * 100_000, policy,
+    data = _cached(cache, games, lambda: _simulate_parallel(_work, games, seed * 100_000, policy,
                                                      workers, progress, "rollouts"))
     if discard_games:
-        dcache = cache.with_name(cache.stem + "-discards.npz") if cache else None
-        discards = _cached(dcache, lambda: _simulate_parallel(
+        dcache = cache.with_name(f"{cache.stem}-discards.npz") if cache else None
+        discards = _cached(dcache, discard_games, lambda: _simulate_parallel(
             _work_discards, discard_games, seed * 100_000 + 50_000, policy, workers, progress,
             "discard rollouts"))
         keep = data["features"][:, 6] == 0     # the play rows
         data = _concat([{k: v[keep] for k, v in data.items()}, discards])
+    if opponent_games and opponent:
+        ocache = cache.with_name(f"{cache.stem}-vs-{opponent}.npz") if cache else None
+        versus = _cached(ocache, opponent_games, lambda: _simulate_parallel(
+            _work_versus, opponent_games, seed * 100_000 + 70_000, policy, workers, progress,
+            f"rollouts vs {opponent}", opponent))
+        data = _concat([data, versus])
     log(f"{int(data['ids'].max()) + 1:,} decisions, {len(data['ids']):,} cards "
         f"({time.perf_counter() - started:.0f} s)")
     nets, stats = fit(data, card_arch, epochs=epochs, seed=seed, log=log)
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     path = export(nets, out, beta, card_arch,
                   {"rollout_games": games, "discard_games": discard_games, "seed": seed,
+                   "opponent": opponent or "", "opponent_games": opponent_games,
                    "steps": 0, "rollout_policy": Path(policy).name if policy else "expert",
                    **{k: round(v, 4) for k, v in stats.items()}})
     log(f"wrote {path} ({time.perf_counter() - started:.0f} s)")
@@ -356,7 +394,8 @@ def fit_rollouts(games: int, out: str | Path, workers: int = 2, seed: int = 0,
 def run(args: argparse.Namespace) -> int:
     fit_rollouts(args.games, args.out, workers=args.workers, seed=args.seed,
                  card_arch=args.card_arch, epochs=args.epochs, beta=args.beta,
-                 policy=args.policy, data_path=args.data, discard_games=args.discard_games)
+                 policy=args.policy, data_path=args.data, discard_games=args.discard_games,
+                 opponent=args.opponent, opponent_games=args.opponent_games)
     return 0
 
 
