@@ -119,3 +119,19 @@ def test_rollout_rows_and_fit_on_a_planted_signal(tmp_path):
     while not game.is_over:
         view = game.view(game.current_player)
         game.step(bot.choose(view, view.legal))
+
+
+def test_rollouts_against_another_bot_and_cache_checks(tmp_path):
+    from train.rollouts import _cached, simulate
+
+    data = simulate(2, seed=4, opponent="greedy")
+    # only the expert's seat is sampled: its play decisions, each with every legal card tried
+    assert len(data["ids"]) and np.bincount(data["ids"]).min() >= 2
+    made = []
+    rows = _cached(tmp_path / "c.npz", 2, lambda: made.append(1) or data)
+    assert made == [1] and set(rows) == set(data)
+    again = _cached(tmp_path / "c.npz", 2, lambda: made.append(2) or data)
+    assert made == [1]   # read back, not made again
+    np.testing.assert_array_equal(again["target"], data["target"])
+    with pytest.raises(ValueError, match="holds the rollouts of 2 games, not 3"):
+        _cached(tmp_path / "c.npz", 3, lambda: data)
