@@ -21,25 +21,27 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from cribenv.cards import JACK, Card, parse, parse_many, to_str, to_str_many
+from cribenv.cards import CARD_VALUES, JACK, Card, parse, parse_many, to_str, to_str_many
 
 __all__ = [
     "RANK_POINTS",
+    "RANK_POINTS_BYTES",
     "Breakdown",
     "PegBreakdown",
     "peg_breakdown",
     "peg_count",
     "peg_points",
     "peg_points_ids",
+    "peg_points_last",
     "rank_key",
     "score_hand",
     "score_hand_breakdown",
     "score_hand_ids",
     "score_hands",
+    "show_points",
 ]
 
 _N_KEYS = 13**5
-_VALUE: tuple[int, ...] = tuple(min((c >> 2) + 1, 10) for c in range(52))
 _JACK_BASE = JACK * 4  # card id of the Jack of clubs; + suit gives the Jack of that suit
 
 
@@ -96,14 +98,79 @@ def _keys(ranks: np.ndarray) -> np.ndarray:
 RANK_POINTS: np.ndarray = _build_rank_points()
 """uint8[13**5]: fifteens + pairs + runs points keyed by :func:`rank_key` (flush/nobs excluded)."""
 RANK_POINTS.setflags(write=False)
-_RANK_BYTES: bytes = RANK_POINTS.tobytes()  # bytes indexing returns a Python int: fastest lookup
+RANK_POINTS_BYTES: bytes = RANK_POINTS.tobytes()
+""":data:`RANK_POINTS` as ``bytes``: the kernels' table from Python (indexing gives an int)."""
 
-# Per-card contributions to the rank key, so a key is four list lookups and adds.
-_K0 = [(c >> 2) * 13**4 for c in range(52)]
-_K1 = [(c >> 2) * 13**3 for c in range(52)]
-_K2 = [(c >> 2) * 13**2 for c in range(52)]
-_K3 = [(c >> 2) * 13 for c in range(52)]
-_K4 = [c >> 2 for c in range(52)]
+
+# --------------------------------------------------------------------------------------
+# Kernels: plain functions over ints and int sequences, the one home of the scoring rules on
+# the hot paths. They use no Python objects beyond indexing, so ``numba.njit`` compiles them
+# unchanged (the batched engine, ``cribenv.vector``) while the engine calls them as they are.
+# Tables are arguments: ``bytes`` from Python, a ``uint8`` array from numba (see KERNELS.md).
+# --------------------------------------------------------------------------------------
+
+
+def show_points(c0: int, c1: int, c2: int, c3: int, starter: int, is_crib: bool,
+                rank_points: bytes | np.ndarray) -> int:
+    """Show score of the hand (or crib) ``c0..c3`` with ``starter`` (card ids, trusted).
+
+    ``rank_points`` is :data:`RANK_POINTS` (as :data:`RANK_POINTS_BYTES` from Python): fifteens,
+    pairs and runs by ranks; the flush and nobs are added here.
+
+    >>> show_points(16, 17, 18, 43, 19, False, RANK_POINTS_BYTES)  # 5C 5D 5H JS + 5S: 29
+    29
+    """
+    pts = rank_points[((((c0 >> 2) * 13 + (c1 >> 2)) * 13 + (c2 >> 2)) * 13 + (c3 >> 2)) * 13
+                      + (starter >> 2)]
+    su = c0 & 3
+    if (c1 & 3) == su and (c2 & 3) == su and (c3 & 3) == su:
+        if (starter & 3) == su:
+            pts += 5
+        elif not is_crib:
+            pts += 4
+    jack = _JACK_BASE + (starter & 3)  # the Jack of the starter's suit: nobs
+    if jack == c0 or jack == c1 or jack == c2 or jack == c3:
+        pts += 1
+    return pts
+
+
+def peg_points_last(series: Sequence[int], n: int, count: int) -> int:
+    """Pegging points of the last card of ``series[:n]`` (card ids laid since the count last
+    reset), the running ``count`` including it: fifteen or 31 2, pairs 2/6/12, the longest run
+    of the last k >= 3 cards. Go and last-card points are not included. Trusted input.
+
+    Only the ranks (``card >> 2``) matter, so rank ``r`` may be passed as ``r << 2``.
+
+    >>> peg_points_last([12, 20, 16], 3, 15)  # 4C 6C 5C: fifteen 2 + run of 3
+    5
+    """
+    pts = 2 if count == 15 or count == 31 else 0
+    r = series[n - 1] >> 2
+    i = n - 2
+    while i >= 0 and (series[i] >> 2) == r:
+        i -= 1
+    same = n - 1 - i  # cards of the last card's rank ending the series
+    if same > 1:
+        return pts + same * (same - 1)  # a pair at the end rules out any run
+    run = 0
+    seen = 1 << r
+    lo = r
+    hi = r
+    i = n - 2
+    while i >= 0:
+        q = series[i] >> 2
+        bit = 1 << q
+        if seen & bit:
+            break  # every longer tail holds this duplicate too
+        seen |= bit
+        if q < lo:
+            lo = q
+        elif q > hi:
+            hi = q
+        if n - i >= 3 and hi - lo == n - i - 1:
+            run = n - i
+        i -= 1
+    return pts + run
 
 
 # --------------------------------------------------------------------------------------
@@ -111,25 +178,10 @@ _K4 = [c >> 2 for c in range(52)]
 # --------------------------------------------------------------------------------------
 
 
-def _score5(c0: int, c1: int, c2: int, c3: int, s: int, is_crib: bool) -> int:
-    """Show score of hand c0..c3 with starter s. No validation."""
-    pts = _RANK_BYTES[_K0[c0] + _K1[c1] + _K2[c2] + _K3[c3] + _K4[s]]
-    su = c0 & 3
-    if (c1 & 3) == su and (c2 & 3) == su and (c3 & 3) == su:
-        if (s & 3) == su:
-            pts += 5
-        elif not is_crib:
-            pts += 4
-    jack = _JACK_BASE | (s & 3)
-    if jack == c0 or jack == c1 or jack == c2 or jack == c3:
-        pts += 1
-    return pts
-
-
 def score_hand_ids(hand_ids: Sequence[int], starter_id: int, is_crib: bool = False) -> int:
     """Show score of 4 card ids + starter id. **No validation**: for trusted callers only."""
     c0, c1, c2, c3 = hand_ids
-    return _score5(c0, c1, c2, c3, starter_id, is_crib)
+    return show_points(c0, c1, c2, c3, starter_id, is_crib, RANK_POINTS_BYTES)
 
 
 def _card(x: object) -> Card:
@@ -175,9 +227,9 @@ def score_hand(hand: str | Iterable[str | int], starter: str | int, is_crib: boo
             and max(c0, c1, c2, c3, starter) < 52
             and len({c0, c1, c2, c3, starter}) == 5
         ):
-            return _score5(c0, c1, c2, c3, starter, is_crib)
+            return show_points(c0, c1, c2, c3, starter, is_crib, RANK_POINTS_BYTES)
     ids, s = _hand_and_starter(hand, starter)
-    return _score5(ids[0], ids[1], ids[2], ids[3], s, is_crib)
+    return show_points(ids[0], ids[1], ids[2], ids[3], s, is_crib, RANK_POINTS_BYTES)
 
 
 @dataclass(frozen=True)
@@ -237,7 +289,7 @@ def score_hand_breakdown(
         combo
         for size in range(2, 6)
         for combo in itertools.combinations(five, size)
-        if sum(_VALUE[c] for c in combo) == 15
+        if sum(CARD_VALUES[c] for c in combo) == 15
     )
     pairs = tuple(p for p in itertools.combinations(five, 2) if p[0] >> 2 == p[1] >> 2)
 
@@ -353,48 +405,13 @@ class PegBreakdown:
         object.__setattr__(self, "total", self.fifteen + self.thirty_one + self.pair + self.run)
 
 
-def _peg_parts(series: Sequence[int]) -> tuple[int, int, int]:
-    """(count, pair_count, run_length) for a series of trusted card ids, last card scoring."""
-    count = 0
-    for c in series:
-        count += _VALUE[c]
-    if count > 31:
-        raise ValueError(f"count {count} exceeds 31 for series {to_str_many(series)}")
-    n = len(series)
-    r = series[-1] >> 2
-    i = n - 2
-    while i >= 0 and series[i] >> 2 == r:
-        i -= 1
-    same = n - 1 - i
-    if same > 1:
-        return count, same, 0  # a pair at the end rules out any run
-    best = 0
-    if n >= 3:
-        seen = 1 << r
-        lo = hi = r
-        for i in range(n - 2, -1, -1):
-            q = series[i] >> 2
-            bit = 1 << q
-            if seen & bit:
-                break  # every longer window holds this duplicate too
-            seen |= bit
-            if q < lo:
-                lo = q
-            elif q > hi:
-                hi = q
-            length = n - i
-            if length >= 3 and hi - lo == length - 1:
-                best = length
-    return count, 0, best
-
-
 def peg_points_ids(series: Sequence[int]) -> int:
     """Pegging points for the last card of ``series`` (card ids). **No validation**
     beyond the count (ValueError if it exceeds 31)."""
-    count, same, run = _peg_parts(series)
-    if count == 15 or count == 31:
-        return 2 + same * (same - 1) + run
-    return same * (same - 1) + run
+    count = peg_count(series)
+    if count > 31:
+        raise ValueError(f"count {count} exceeds 31 for series {to_str_many(series)}")
+    return peg_points_last(series, len(series), count)
 
 
 def _series_ids(series: str | Iterable[str | int]) -> list[Card]:
@@ -429,18 +446,25 @@ def peg_points(series: str | Iterable[str | int]) -> int:
 def peg_breakdown(series: str | Iterable[str | int]) -> PegBreakdown:
     """Itemised pegging points for the last card of ``series`` (see :func:`peg_points`)."""
     ids = _series_ids(series)
-    count, same, run = _peg_parts(ids)
+    n = len(ids)
+    total = peg_points_ids(ids)
+    count = peg_count(ids)
+    combos = peg_points_last(ids, n, 0)  # pairs or a run (a count of 0 scores nothing)
+    same = 1
+    while same < n and ids[n - 1 - same] >> 2 == ids[-1] >> 2:
+        same += 1
+    pair = combos if same > 1 else 0
     return PegBreakdown(
         count=count,
-        fifteen=2 if count == 15 else 0,
-        thirty_one=2 if count == 31 else 0,
-        pair=same * (same - 1),
-        run=run,
-        run_length=run,
-        pair_count=same,
+        fifteen=total - combos if count == 15 else 0,
+        thirty_one=total - combos if count == 31 else 0,
+        pair=pair,
+        run=combos - pair,
+        run_length=combos - pair,
+        pair_count=same if same > 1 else 0,
     )
 
 
 def peg_count(series: Iterable[int]) -> int:
     """Running count (sum of counting values) of trusted card ids."""
-    return sum(_VALUE[c] for c in series)
+    return sum(map(CARD_VALUES.__getitem__, series))
