@@ -64,7 +64,7 @@ def analyse_discards(six_cards: str | Iterable[str | int], is_dealer: bool) -> l
 
     >>> best = analyse_discards("5S 4S 2S 8D 6H 8C", is_dealer=True)[0]
     >>> to_str_many(best.throw), round(best.hand_ev, 3), (best.hand_min, best.hand_max)
-    ('8D 8C', 9.0, (5, 20))
+    ('8D 8C', 8.5, (5, 14))
     """
     if not isinstance(six_cards, str):
         six_cards = [int(c) if isinstance(c, np.integer) else c for c in six_cards]

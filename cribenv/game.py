@@ -35,7 +35,7 @@ from cribenv.scoring import (
 __all__ = [
     "Rules", "Deal", "Game", "Phase", "PlayerView", "IllegalActionError", "Event",
     "Cut", "Dealt", "Discarded", "StarterTurned", "Played", "Go", "SeriesEnd", "ShowScored",
-    "HandEnd", "GameOver", "seat_side", "side_count",
+    "HandEnd", "GameOver", "legal_cards", "seat_side", "side_count",
 ]
 
 _VALUE = C.CARD_VALUES
@@ -91,6 +91,21 @@ class Phase(enum.IntEnum):
     DISCARD = 0
     PLAY = 1
     GAME_OVER = 2
+
+
+def legal_cards(phase: Phase, hand: Iterable[int], count: int) -> list[int]:
+    """The cards of ``hand`` a seat may choose, sorted: any in the discard, in the play those
+    that keep the running ``count`` at 31 or below.
+
+    >>> legal_cards(Phase.PLAY, C.parse_many("KH 5C AS"), 25)  # 5C and AS fit, KH does not
+    [3, 16]
+    """
+    if phase is Phase.DISCARD:
+        return sorted(hand)
+    room = 31 - count
+    legal = [c for c in hand if _VALUE[c] <= room]
+    legal.sort()
+    return legal
 
 
 # --------------------------------------------------------------------------------------------
@@ -399,12 +414,7 @@ class Game:
         p = self.current_player
         if p is None:
             return []
-        if self.phase is Phase.DISCARD:
-            return sorted(self.hands[p])
-        room = 31 - self.count
-        legal = [c for c in self.hands[p] if _VALUE[c] <= room]
-        legal.sort()
-        return legal
+        return legal_cards(self.phase, self.hands[p], self.count)
 
     @property
     def is_over(self) -> bool:

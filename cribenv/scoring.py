@@ -553,8 +553,8 @@ def peg_all(ranks: tuple[int, ...], count: int) -> tuple[int, ...]:
     ``ranks`` at running ``count`` (0 for ranks that do not fit). Results are cached by series
     (the count follows from the ranks; at most 100,000 entries).
 
-    >>> peg_all((4,), 5)[4]  # a 5 on a 5: pair 2, fifteen 2
-    4
+    >>> peg_all((4, 4), 10)[4]  # a third 5: pair royal 6, fifteen 2
+    8
     """
     got = _PEG_CACHE.get(ranks)
     if got is not None:
