@@ -248,3 +248,12 @@ def test_bots_refuse_observations_without_a_legal_card():
     for name in ("greedy", "expert"):
         with pytest.raises(ValueError, match="no legal action"):
             make_agent(name).act(obs_at(game, idle))
+
+
+def test_features_build_no_bot_at_import():
+    """Importing the prior's features is cheap: the expert they ask is built on first use."""
+    import subprocess
+    import sys
+
+    code = "import agents.features as f; assert f._expert.cache_info().currsize == 0"
+    subprocess.run([sys.executable, "-c", code], check=True)

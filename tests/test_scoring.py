@@ -14,6 +14,8 @@ from cribenv.cards import parse, parse_many, to_str_many
 from cribenv.discard import analyse_discards, discard_evs
 from cribenv.reference_scoring import ref_peg_points, ref_score_hand
 from cribenv.scoring import (
+    PEG_COUNT_POINTS,
+    PEG_PAIR_POINTS,
     RANK_POINTS,
     Breakdown,
     peg_add,
@@ -502,6 +504,16 @@ def test_score4_and_throw_points():
     assert throw_points(parse_many("9H 9S")) == 2
     assert throw_points(parse_many("9H TS")) == 0
     assert throw_points([parse("5H")]) == 0
+    for a, b in itertools.permutations(range(52), 2):  # every pair: a pair 2, a fifteen 2
+        expected = 2 * (a >> 2 == b >> 2) + 2 * (min((a >> 2) + 1, 10) + min((b >> 2) + 1, 10)
+                                                 == 15)
+        assert throw_points([a, b]) == expected
+
+
+def test_peg_tables_are_the_kernels_parts():
+    assert PEG_COUNT_POINTS[15] == PEG_COUNT_POINTS[31] == 2
+    assert sum(PEG_COUNT_POINTS) == 4 and len(PEG_COUNT_POINTS) == 32
+    assert PEG_PAIR_POINTS == (0, 0, 2, 6, 12)
 
 
 def _enumerated_evs(six: list[int], throw: tuple[int, ...]) -> tuple[float, float]:
