@@ -134,6 +134,15 @@ class Rules:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    def unit_scores(self, score: int, points: int) -> bool:
+        """Whether a scoring unit of ``points`` counts for a side on ``score``: always, except
+        that with ``must_peg_out_exactly`` a unit that would pass the target scores nothing.
+
+            >>> Rules(must_peg_out_exactly=True).unit_scores(119, 3)
+            False
+        """
+        return not self.must_peg_out_exactly or score + points <= self.target
+
 
 @dataclass(frozen=True)
 class Deal:
@@ -746,7 +755,7 @@ class Game:
         rules = self.rules
         target = rules.target
         new = self.scores[side] + pts
-        if rules.must_peg_out_exactly and new > target:
+        if not rules.unit_scores(self.scores[side], pts):
             return False
         self.scores[side] = new
         if new < target:
