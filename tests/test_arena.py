@@ -131,3 +131,10 @@ def test_an_illegal_choice_names_the_bot_and_leaves_the_game():
     with pytest.raises(IllegalAgentActionError, match="'cheat' \\(seat 1\\)") as info:
         run_game(game, [Scripted(), Cheat()])
     assert info.value.seat == 1 and game.actions == [] and game.current_player == 1
+
+
+def test_the_peg_out_rule_is_the_engines():
+    exact = Rules(must_peg_out_exactly=True)
+    assert exact.unit_scores(119, 2) and not exact.unit_scores(119, 3)
+    assert Rules().unit_scores(119, 30)           # normally a unit always counts
+    assert exact.unit_scores(0, 121) and not exact.unit_scores(1, 121)
