@@ -1,9 +1,14 @@
-"""Play one game between agents, directly on the rules engine, and account for every point.
+"""The one loop that drives a game with agents, and one game between agents with every point
+accounted for.
 
-:func:`play_game` is the fast path used by the tournament runner and by training evaluation: it
-drives a :class:`cribenv.game.Game` itself (no PettingZoo wrapper) and gives each agent exactly
-the observation dict the environment would, ``{"observation": encode_game(game, seat),
-"action_mask": int8[52]}``.
+:func:`run_game` drives a :class:`cribenv.game.Game` from where it stands: a bot (anything with
+``choose``, :mod:`agents.base`) is handed ``game.view(seat)`` and the legal cards, a policy
+(only ``act``) the observation dict the environment would give, ``{"observation":
+encode_game(game, seat), "action_mask": int8[52]}``. Both see exactly what the seat may know,
+and a bot needs no encoding round trip. The tournament, training evaluation, imitation,
+rollouts, the pegging-value fit and ``cribenv play`` all drive their games through it.
+
+:func:`play_game` plays one whole game with it (the tournament's unit):
 
     >>> from agents import make_agent
     >>> from cribenv.game import Rules
@@ -24,19 +29,22 @@ to the seat that scored it, in one of three buckets:
 
 The game ends the moment a side reaches the target, often mid-hand: the unit that takes it
 over is counted whole (as the engine does), and nothing after it is scored. With
-``must_peg_out_exactly`` a unit that would overshoot scores nothing, and it is not counted
-either. So for every side, the splits of its seats sum to its final score exactly.
+``must_peg_out_exactly`` a unit that would overshoot scores nothing
+(:meth:`cribenv.game.Rules.unit_scores`), and it is not counted either. So for every side, the
+splits of its seats sum to its final score exactly.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
 
+from agents.base import ask
 from cribenv import cards as C
 from cribenv.game import (
     Dealt,
@@ -50,7 +58,7 @@ from cribenv.game import (
 )
 from cribenv.observation import encode_game
 
-__all__ = ["GameResult", "IllegalAgentActionError", "play_game", "agent_name"]
+__all__ = ["GameResult", "IllegalAgentActionError", "agent_name", "play_game", "run_game"]
 
 
 class IllegalAgentActionError(IllegalActionError):
@@ -117,6 +125,54 @@ def agent_name(agent: Any) -> str:
     return name if isinstance(name, str) and name else type(agent).__name__
 
 
+def run_game(game: Game, players: Sequence[Any], *, names: Sequence[str] | None = None,
+             on_decision: Callable[[int, list[int], int], None] | None = None,
+             until: Callable[[Game], bool] | None = None) -> int:
+    """Drive ``game`` from where it stands with ``players[seat]`` choosing for each seat, until
+    the game is over or ``until(game)`` holds before a decision; return the decisions made.
+
+    A player with ``choose`` (a bot) is asked by the rule of :func:`agents.base.ask` with
+    ``game.view(seat)``; a player with only ``act`` (a policy) gets the environment's
+    observation dict. ``on_decision(seat, legal, card)`` runs before each card is laid (the game
+    still shows the position it was chosen in). Nothing is reset: a caller starting a game
+    calls ``reset()`` itself (as :func:`play_game` does).
+
+    Raises :class:`IllegalAgentActionError` (a ``ValueError``) naming the player (``names``,
+    default each player's ``name``) and the seat when a player returns a card that is not
+    legal; the game is unchanged then.
+    """
+    if names is None:
+        names = [agent_name(p) for p in players]
+    is_bot = [callable(getattr(p, "choose", None)) for p in players]
+    view = game.view
+    decisions = 0
+    while True:
+        seat = game.current_player
+        if seat is None or (until is not None and until(game)):
+            return decisions
+        legal = game.legal_actions()
+        if is_bot[seat]:
+            choice = ask(players[seat], legal, partial(view, seat))
+        else:
+            mask = np.zeros(52, np.int8)
+            mask[legal] = 1
+            choice = players[seat].act({"observation": encode_game(game, seat),
+                                        "action_mask": mask})
+        try:
+            card = int(choice)
+        except (TypeError, ValueError):
+            card = -1
+        if card not in legal or card != choice:
+            raise IllegalAgentActionError(
+                f"agent {names[seat]!r} (seat {seat}) chose {_describe(choice)}, which is not "
+                f"legal in the {game.phase.name.lower()} phase (count {game.count}); legal: "
+                f"{C.to_str_many(legal)}", names[seat], seat, choice)
+        if on_decision is not None:
+            on_decision(seat, legal, card)
+        game.step(card)
+        decisions += 1
+
+
 def play_game(agents: Sequence[Any], rules: Rules | None = None, seed: int | None = 0,
               first_dealer: int | None = None, *,
               names: Sequence[str] | None = None) -> GameResult:
@@ -126,6 +182,7 @@ def play_game(agents: Sequence[Any], rules: Rules | None = None, seed: int | Non
     seat receives the same cards); ``first_dealer`` is the seat that deals first (``None``: cut
     for it). ``reset()`` is called on each agent that has one before the game. ``names``
     (default: each agent's ``name``) label the seats in the result and in error messages.
+    Agents are bots or policies, driven by :func:`run_game`.
 
     Raises :class:`IllegalAgentActionError` (a ``ValueError``) naming the agent and the seat
     when an agent returns a card that is not legal.
@@ -144,25 +201,7 @@ def play_game(agents: Sequence[Any], rules: Rules | None = None, seed: int | Non
         if callable(reset):
             reset()
     game = Game(rules, seed=seed, first_dealer=first_dealer)
-    acts = [agent.act for agent in agents]
-    decisions = 0
-    while game.current_player is not None:
-        seat = game.current_player
-        legal = game.legal_actions()
-        mask = np.zeros(52, np.int8)
-        mask[legal] = 1
-        choice = acts[seat]({"observation": encode_game(game, seat), "action_mask": mask})
-        try:
-            card = int(choice)
-        except (TypeError, ValueError):
-            card = -1
-        if card not in legal or card != choice:
-            raise IllegalAgentActionError(
-                f"agent {names[seat]!r} (seat {seat}) chose {_describe(choice)}, which is not "
-                f"legal in the {game.phase.name.lower()} phase (count {game.count}); legal: "
-                f"{C.to_str_many(legal)}", names[seat], seat, choice)
-        game.step(card)
-        decisions += 1
+    decisions = run_game(game, agents, names=names)
     return _result(game, list(names), seed, decisions)
 
 
@@ -185,8 +224,6 @@ def _result(game: Game, names: list[str], seed: int | None, decisions: int) -> G
     crib = [0] * n
     as_dealer = [0] * n
     running = [0] * rules.num_sides
-    target = rules.target
-    exact = rules.must_peg_out_exactly
     first_dealer: int | None = None
     hands = 0
     for ev in game.events:
@@ -208,8 +245,8 @@ def _result(game: Game, names: list[str], seed: int | None, decisions: int) -> G
         if not pts:
             continue
         side = side_of[seat]
-        if exact and running[side] + pts > target:
-            continue    # the engine scores nothing for an overshooting unit
+        if not rules.unit_scores(running[side], pts):
+            continue    # the engine scores nothing for it (must peg out exactly)
         running[side] += pts
         bucket[seat] += pts
     if running != list(game.scores):   # pragma: no cover - an engine/arena disagreement

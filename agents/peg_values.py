@@ -2,7 +2,7 @@
 
 The expert's discard counts the show exactly (hand and crib over every starter) but not the
 play. How a kept hand pegs (low cards for the go, pairs for pair royals, fives as the pone...)
-is worth a few tenths of a point a hand between throws. :mod:`train.peg_values` measures it:
+is worth a few tenths of a point a hand between throws. :mod:`train.fit_peg_values` measures it:
 it plays many hands expert against expert, lets one seat keep a random one of its best throws,
 records the pegging points of both seats, and fits a ridge regression per role (dealer, pone)
 of the seat's pegging differential on the kept ranks (13 rank counts and the 91 + 13 unordered

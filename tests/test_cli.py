@@ -95,3 +95,38 @@ def test_demo_smoke(tmp_path, capsys):
     assert (tmp_path / "tournament.png").is_file()
     assert (tmp_path / "ppo" / "policy.safetensors").is_file()
     assert (tmp_path / "rollouts.safetensors").is_file()   # the card network PPO started from
+
+
+@pytest.mark.parametrize("reply,goodbye", [("q", "bye\n"), (None, "\nbye\n")])
+def test_play_quits_on_q_or_end_of_input(reply, goodbye):
+    from cribenv.commands import play
+
+    def answer(prompt: str) -> str:
+        assert "Discard to" in prompt
+        if reply is None:
+            raise EOFError
+        return reply
+
+    out = io.StringIO()
+    args = argparse.Namespace(bot="random", players=3, target=61, seat=1, seed=5)
+    assert play.run(args, input_fn=answer, out=out) == 0
+    assert out.getvalue().endswith(goodbye)
+    assert out.getvalue().startswith("Cribbage to 61: you are seat 1 against random.\n")
+
+
+def test_play_asks_the_human_for_forced_cards_too():
+    from cribenv.commands import play
+
+    held_at_prompt = []
+
+    def first_fitting(prompt: str) -> str:
+        held = re.findall(r"\b(?:[A2-9TJQK][CDHS])\b", prompt.split("]")[-1])
+        held_at_prompt.append(len(held))
+        count = int(re.search(r"count (\d+)", prompt).group(1)) if "count" in prompt else 0
+        return next(c for c in held if min(10, "A23456789TJQK".index(c[0]) + 1) + count <= 31)
+
+    out = io.StringIO()
+    args = argparse.Namespace(bot="greedy", players=2, target=61, seat=0, seed=1)
+    assert play.run(args, input_fn=first_fitting, out=out) == 0
+    assert "Game over" in out.getvalue()
+    assert 1 in held_at_prompt      # asked with a single card in hand

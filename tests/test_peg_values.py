@@ -68,7 +68,7 @@ def test_peg_weight_adds_the_table_to_each_throw():
 
 
 def test_fit_recovers_a_linear_model():
-    from train.peg_values import fit
+    from train.fit_peg_values import fit
 
     rng = np.random.default_rng(1)
     n = 20_000
@@ -85,7 +85,7 @@ def test_fit_recovers_a_linear_model():
 
 
 def test_simulated_hands_have_plausible_pegging():
-    from train.peg_values import simulate
+    from train.fit_peg_values import simulate
 
     xs, dealer, diff = simulate(60, seed=3)
     assert xs.shape == (60, NUM_KEEP_FEATURES) and (xs[:, :13].sum(axis=1) == 4).all()

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents import make_agent
+from agents.arena import run_game
 from cribenv.game import Game, Rules
 from cribenv.observation import encode_game
 
@@ -52,22 +53,8 @@ def collect(games: int, teacher: str = "expert", seed: int = 0, target: int = 12
         bots = [make_agent(teacher, seed=(seed + g) * 2 + s) for s in (0, 1)]
         for bot in bots:
             getattr(bot, "reset", lambda: None)()
-        records: list[tuple[int, int, int]] = []   # (seat, sample index, diff at decision)
-        while not game.is_over:
-            seat = game.current_player
-            legal = game.legal_actions()
-            mask = np.zeros(52, np.int8)
-            mask[legal] = 1
-            obs = encode_game(game, seat)
-            card = bots[seat].act({"observation": obs, "action_mask": mask})
-            if len(legal) > 1:
-                diff = game.scores[seat] - game.scores[1 - seat]
-                records.append((seat, len(actions), diff))
-                obs_rows.append(obs.astype(np.float16))
-                masks.append(mask.astype(bool))
-                actions.append(card)
-                returns.append(0.0)
-            game.step(card)
+        records = _play_recorded(game, bots, obs_rows, masks, actions)
+        returns += [0.0] * len(records)
         final = [game.scores[0] - game.scores[1], game.scores[1] - game.scores[0]]
         left = [0, 0]
         for seat, i, diff in reversed(records):
@@ -78,6 +65,25 @@ def collect(games: int, teacher: str = "expert", seed: int = 0, target: int = 12
             progress(1)
     return Demonstrations(np.stack(obs_rows), np.stack(masks), np.asarray(actions, np.int64),
                           np.asarray(returns, np.float32))
+
+
+def _play_recorded(game: Game, bots: list, obs_rows: list[np.ndarray],
+                   masks: list[np.ndarray], actions: list[int]) -> list[tuple[int, int, int]]:
+    """Play ``game`` out with ``bots``, appending every decision with a choice to the lists;
+    returns ``(seat, sample index, point differential at the decision)`` of each."""
+    records: list[tuple[int, int, int]] = []
+
+    def record(seat: int, legal: list[int], card: int) -> None:
+        if len(legal) > 1:   # forced moves carry no information
+            records.append((seat, len(actions), game.scores[seat] - game.scores[1 - seat]))
+            mask = np.zeros(52, bool)
+            mask[legal] = True
+            obs_rows.append(encode_game(game, seat).astype(np.float16))
+            masks.append(mask)
+            actions.append(card)
+
+    run_game(game, bots, on_decision=record)
+    return records
 
 
 def pretrain(model, data: Demonstrations, epochs: int = 4, batch_size: int = 512,

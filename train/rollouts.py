@@ -22,15 +22,17 @@ from __future__ import annotations
 import argparse
 import concurrent.futures as cf
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from agents import make_agent
+from agents.arena import run_game
 from agents.expert import ExpertAgent
 from agents.features import FEATURES_VERSION, PRIOR_CLIP, best_throws, card_features
-from cribenv.game import Game, HandEnd, Phase, Played, Rules, SeriesEnd, ShowScored
+from cribenv.game import Game, Phase, Played, PlayerView, Rules, SeriesEnd
 
 ENDGAME = 100   # no samples once a side has this many points (pegging out dominates there)
 
@@ -61,17 +63,39 @@ class ViewPolicy:
 def _play_out(game: Game, players: list, seat: int) -> int:
     """Play the rest of the hand's play (``players[s]`` for seat ``s``); ``seat``'s pegging
     differential from now on."""
+    start = len(game.events)
+    run_game(game, players, until=lambda g: g.phase is not Phase.PLAY)
+    side = game.side_of(seat)
     diff = 0
-    while game.phase is Phase.PLAY:
-        view = game.view(game.current_player)
-        legal = view.legal
-        card = legal[0] if len(legal) == 1 else players[view.seat].choose(view, legal)
-        for e in game.step(card):
-            if isinstance(e, Played | SeriesEnd) and e.points:
-                diff += e.points if e.seat % 2 == seat % 2 else -e.points
-            elif isinstance(e, ShowScored):
-                return diff
+    for e in game.events[start:]:   # the play's points come before the show's
+        if isinstance(e, Played | SeriesEnd) and e.points:
+            diff += e.points if game.side_of(e.seat) == side else -e.points
     return diff
+
+
+class _Throw:
+    """Lays away the cards of ``throw``."""
+
+    name = "throw"
+
+    def __init__(self, throw: tuple[int, ...]) -> None:
+        self.throw = throw
+
+    def choose(self, view: PlayerView, legal: list[int]) -> int:
+        return next(c for c in self.throw if c in view.hand)
+
+
+class _ByPhase:
+    """One seat played by ``discard`` in the discard and by ``play`` in the play."""
+
+    name = "by-phase"
+
+    def __init__(self, discard, play) -> None:
+        self.discard, self.play = discard, play
+
+    def choose(self, view: PlayerView, legal: list[int]) -> int:
+        bot = self.discard if view.phase is Phase.DISCARD else self.play
+        return bot.choose(view, legal)
 
 
 def _hand_out(game: Game, throw: tuple[int, ...], seat: int, bots: list, players: list
@@ -79,19 +103,74 @@ def _hand_out(game: Game, throw: tuple[int, ...], seat: int, bots: list, players
     """Lay away ``throw`` for ``seat`` (the other seats discard with ``bots``), play the hand
     out with ``players`` and return ``seat``'s point differential over the rest of the hand."""
     before = list(game.scores)
-    while not game.is_over:
-        cur = game.current_player
-        view = game.view(cur)
-        legal = view.legal
-        if game.phase is Phase.DISCARD:
-            card = (next(c for c in throw if c in view.hand) if cur == seat
-                    else bots[cur].choose(view, legal))
-        else:
-            card = legal[0] if len(legal) == 1 else players[cur].choose(view, legal)
-        if any(isinstance(e, HandEnd) for e in game.step(card)):
-            break
-    me = seat % 2
+    hand = game.hand_number
+    seats = [_ByPhase(_Throw(throw) if s == seat else bots[s], players[s])
+             for s in range(game.num_players)]
+    run_game(game, seats, until=lambda g: g.hand_number != hand)
+    me = game.side_of(seat)
     return (game.scores[me] - before[me]) - (game.scores[1 - me] - before[1 - me])
+
+
+@dataclass
+class _Rows:
+    """The rows :func:`simulate` collects, and how it samples decisions for them."""
+
+    rng: np.random.Generator
+    sample_prob: float
+    discard_prob: float
+    discard_rollouts: bool
+    ids: list[int] = field(default_factory=list)
+    priors: list[np.ndarray] = field(default_factory=list)
+    feats: list[np.ndarray] = field(default_factory=list)
+    targets: list[np.ndarray] = field(default_factory=list)
+    decisions: int = 0
+
+    def add(self, prior: np.ndarray, features: np.ndarray, target: np.ndarray) -> None:
+        """One decision: the legal cards' priors, feature rows and targets."""
+        self.ids += [self.decisions] * len(target)
+        self.priors.append(prior)
+        self.feats.append(features)
+        self.targets.append(target)
+        self.decisions += 1
+
+
+class _SampledSeat:
+    """A seat whose decisions are sampled: at some of them it records the rollout value of
+    every legal card (on copies of ``game``) in ``rows``, then it lays ``bot``'s card."""
+
+    name = "sampled"
+
+    def __init__(self, rows: _Rows, game: Game, bot, bots: list, players: list) -> None:
+        self.rows, self.game, self.bot, self.bots, self.players = rows, game, bot, bots, players
+
+    def choose(self, view: PlayerView, legal: list[int]) -> int:
+        rows, game, seat = self.rows, self.game, view.seat
+        far = max(game.scores) < ENDGAME
+        if view.phase is Phase.DISCARD:
+            if far and rows.rng.random() < rows.discard_prob:
+                prior, f = card_features(view, legal)
+                if np.abs(prior[legal]).max() < PRIOR_CLIP - 10:
+                    if rows.discard_rollouts and not view.discards:
+                        # each card's best throw, played out to the end of the hand
+                        best = best_throws(view)
+                        outcome = {t: _hand_out(game.clone(), t, seat, self.bots, self.players)
+                                   for t in {best[c][2] for c in legal}}
+                        target = np.asarray([outcome[best[c][2]] for c in legal], np.float32)
+                    else:
+                        target = prior[legal]   # keep the prior
+                    rows.add(prior[legal], f[legal], target)
+        elif far and rows.rng.random() < rows.sample_prob:
+            prior, f = card_features(view, legal)
+            if np.abs(prior[legal]).max() < PRIOR_CLIP - 10:
+                values = []
+                for c in legal:
+                    copy = game.clone()
+                    now = sum(e.points for e in copy.step(c)
+                              if isinstance(e, Played | SeriesEnd))
+                    values.append(now + (_play_out(copy, self.players, seat)
+                                         if copy.phase is Phase.PLAY else 0))
+                rows.add(prior[legal], f[legal], np.asarray(values, np.float32))
+        return self.bot.choose(view, legal)
 
 
 def simulate(games: int, seed: int, sample_prob: float = 0.5, discard_prob: float = 0.1,
@@ -101,18 +180,13 @@ def simulate(games: int, seed: int, sample_prob: float = 0.5, discard_prob: floa
     the expert-prior ``policy`` file, for a further policy-iteration round) against itself, or
     against the bot ``opponent`` (then only the expert's seat is sampled, and the opponent
     plays its own cards in the rollouts)."""
-    rng = np.random.default_rng(seed)
+    rows = _Rows(np.random.default_rng(seed), sample_prob, discard_prob, discard_rollouts)
     if policy:
         bot = expert = ViewPolicy(policy)
     else:
         bot = ExpertAgent(peg_weight=1.0)
         expert = ExpertAgent()
     other = make_agent(opponent, seed=seed) if opponent else None
-    ids: list[int] = []
-    priors: list[np.ndarray] = []
-    feats: list[np.ndarray] = []
-    targets: list[np.ndarray] = []
-    decision = 0
     for g in range(games):
         game = Game(Rules(), seed=seed * 1_000_003 + g, first_dealer=g % 2)
         bot.reset()
@@ -122,55 +196,11 @@ def simulate(games: int, seed: int, sample_prob: float = 0.5, discard_prob: floa
             me = (g // 2) % 2            # both seats, both first dealers
             bots[1 - me] = players[1 - me] = other
             sampled = {me}
-        while not game.is_over:
-            seat = game.current_player
-            view = game.view(seat)
-            legal = view.legal
-            if len(legal) == 1:
-                game.step(legal[0])
-                continue
-            if seat not in sampled:
-                game.step(other.choose(view, legal))
-                continue
-            far = max(game.scores) < ENDGAME
-            if game.phase is Phase.DISCARD:
-                if far and rng.random() < discard_prob:
-                    prior, f = card_features(view, legal)
-                    if np.abs(prior[legal]).max() < PRIOR_CLIP - 10:
-                        if discard_rollouts and not view.discards:
-                            # each card's best throw, played out to the end of the hand
-                            best = best_throws(view)
-                            outcome = {t: _hand_out(game.clone(), t, seat, bots, players)
-                                       for t in {best[c][2] for c in legal}}
-                            target = np.asarray([outcome[best[c][2]] for c in legal],
-                                                np.float32)
-                        else:
-                            target = prior[legal]   # keep the prior
-                        ids += [decision] * len(legal)
-                        priors.append(prior[legal])
-                        feats.append(f[legal])
-                        targets.append(target)
-                        decision += 1
-                game.step(bot.choose(view, legal))
-                continue
-            if far and rng.random() < sample_prob:
-                prior, f = card_features(view, legal)
-                if np.abs(prior[legal]).max() < PRIOR_CLIP - 10:
-                    values = []
-                    for c in legal:
-                        copy = game.clone()
-                        now = sum(e.points for e in copy.step(c)
-                                  if isinstance(e, Played | SeriesEnd))
-                        values.append(now + (_play_out(copy, players, seat)
-                                             if copy.phase is Phase.PLAY else 0))
-                    ids += [decision] * len(legal)
-                    priors.append(prior[legal])
-                    feats.append(f[legal])
-                    targets.append(np.asarray(values, np.float32))
-                    decision += 1
-            game.step(bot.play(view, legal))
-    return {"ids": np.asarray(ids, np.int64), "prior": np.concatenate(priors),
-            "features": np.concatenate(feats), "target": np.concatenate(targets)}
+        seats = [_SampledSeat(rows, game, bot, bots, players) if s in sampled else other
+                 for s in (0, 1)]
+        run_game(game, seats)
+    return {"ids": np.asarray(rows.ids, np.int64), "prior": np.concatenate(rows.priors),
+            "features": np.concatenate(rows.feats), "target": np.concatenate(rows.targets)}
 
 
 def _work(args: tuple[int, int, str | None]) -> dict[str, np.ndarray]:

@@ -5,8 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-import numpy as np
-
 from cribenv import cards
 from cribenv.game import (
     Event,
@@ -15,12 +13,12 @@ from cribenv.game import (
     Go,
     Phase,
     Played,
+    PlayerView,
     Rules,
     SeriesEnd,
     ShowScored,
     StarterTurned,
 )
-from cribenv.observation import encode
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -66,60 +64,79 @@ def describe(event: Event, human: int) -> str | None:
     return None
 
 
+class _Quit(Exception):
+    """The player left the table (``q`` or end of input); the message is the goodbye."""
+
+
+class Human:
+    """The player at the terminal, a bot of :mod:`agents.base`: ``choose`` shows the log and
+    the table, then reads a card (``hint`` ranks the discards, ``q`` quits). Forced moves are
+    asked too: the player lays every card."""
+
+    name = "you"
+    asks_forced = True
+
+    def __init__(self, game: Game, seat: int, input_fn, out) -> None:
+        self.game, self.seat, self.input_fn, self.out = game, seat, input_fn, out
+        self.seen = 0
+
+    def flush_log(self) -> None:
+        """Print the events logged since the last call."""
+        for event in self.game.events[self.seen:]:
+            line = describe(event, self.seat)
+            if line:
+                print("  " + line, file=self.out)
+        self.seen = len(self.game.events)
+
+    def choose(self, view: PlayerView, legal: list[int]) -> int:
+        while True:
+            self.flush_log()
+            scores = " | ".join(f"side {i}: {s}" for i, s in enumerate(view.scores))
+            hand = cards.to_str_many(view.hand)
+            if view.phase is Phase.DISCARD:
+                crib_owner = "your" if view.is_dealer else f"Bot{view.dealer}'s"
+                prompt = f"[{scores}] Discard to {crib_owner} crib from {hand}: "
+            else:
+                prompt = f"[{scores}] count {view.count}, your hand {hand}: "
+            try:
+                text = self.input_fn(prompt).strip()
+            except EOFError:
+                raise _Quit("\nbye") from None
+            if text.lower() in ("q", "quit", "exit"):
+                raise _Quit("bye")
+            if text.lower() == "hint":
+                _hint(self.game, self.seat, self.out)
+                continue
+            try:
+                card = cards.parse(text)
+                if card not in legal:   # the engine's own message says why
+                    self.game.clone().step(card)
+            except ValueError as exc:   # IllegalActionError is a ValueError
+                print(f"  {exc}", file=self.out)
+                continue
+            return card
+
+
 def run(args: argparse.Namespace, input_fn=input, out=sys.stdout) -> int:
     from agents import make_agent
+    from agents.arena import run_game
 
     rules = Rules(num_players=args.players, target=args.target)
     if not 0 <= args.seat < rules.num_players:
         raise ValueError(f"--seat must be 0..{rules.num_players - 1}")
     human = args.seat
     game = Game(rules, seed=args.seed)
-    bots = {s: make_agent(args.bot, seed=None if args.seed is None else args.seed + s)
-            for s in range(rules.num_players) if s != human}
-    seen = 0
-
-    def flush_log() -> None:
-        nonlocal seen
-        for event in game.events[seen:]:
-            line = describe(event, human)
-            if line:
-                print("  " + line, file=out)
-        seen = len(game.events)
-
+    you = Human(game, human, input_fn, out)
+    players = [you if s == human else
+               make_agent(args.bot, seed=None if args.seed is None else args.seed + s)
+               for s in range(rules.num_players)]
     print(f"Cribbage to {rules.target}: you are seat {human} against {args.bot}.", file=out)
-    while game.phase is not Phase.GAME_OVER:
-        flush_log()
-        seat = game.current_player
-        assert seat is not None
-        if seat != human:
-            mask = np.zeros(52, np.int8)
-            mask[game.legal_actions()] = 1
-            game.step(bots[seat].act({"observation": encode(game.view(seat)),
-                                      "action_mask": mask}))
-            continue
-        scores = " | ".join(f"side {i}: {s}" for i, s in enumerate(game.scores))
-        hand = cards.to_str_many(sorted(game.hands[human]))
-        if game.phase is Phase.DISCARD:
-            crib_owner = "your" if game.dealer == human else f"Bot{game.dealer}'s"
-            prompt = f"[{scores}] Discard to {crib_owner} crib from {hand}: "
-        else:
-            prompt = f"[{scores}] count {game.count}, your hand {hand}: "
-        try:
-            text = input_fn(prompt).strip()
-        except EOFError:
-            print("\nbye", file=out)
-            return 0
-        if text.lower() in ("q", "quit", "exit"):
-            print("bye", file=out)
-            return 0
-        if text.lower() == "hint":
-            _hint(game, human, out)
-            continue
-        try:
-            game.step(text)
-        except ValueError as exc:   # IllegalActionError is a ValueError
-            print(f"  {exc}", file=out)
-    flush_log()
+    try:
+        run_game(game, players)
+    except _Quit as bye:
+        print(str(bye), file=out)
+        return 0
+    you.flush_log()
     return 0
 
 

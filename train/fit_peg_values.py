@@ -16,9 +16,33 @@ import time
 
 import numpy as np
 
+from agents.arena import run_game
 from agents.expert import ExpertAgent
 from agents.peg_values import NUM_KEEP_FEATURES, PegValues, keep_features
-from cribenv.game import Game, Phase, Played, Rules, SeriesEnd, ShowScored
+from cribenv.game import Game, Phase, Played, PlayerView, Rules, SeriesEnd
+
+
+class _ObservedSeat:
+    """The observed seat of a sample hand: lays away one of the expert's ``top_k`` best throws
+    (by the expert's show value), drawn at random, and plays its cards as the expert."""
+
+    name = "observed"
+
+    def __init__(self, expert: ExpertAgent, rng: np.random.Generator, top_k: int) -> None:
+        self.expert, self.rng, self.top_k = expert, rng, top_k
+        self.throw: tuple[int, ...] = ()
+        self.keep: tuple[int, ...] = ()
+        self.dealer = False
+
+    def choose(self, view: PlayerView, legal: list[int]) -> int:
+        if view.phase is not Phase.DISCARD:
+            return self.expert.play(view, legal)
+        if not self.throw:
+            self.dealer = view.is_dealer
+            ranked = self.expert.rank_throws(view)
+            _, _, self.throw, self.keep = ranked[int(self.rng.integers(min(self.top_k,
+                                                                            len(ranked))))]
+        return next(c for c in self.throw if c in view.hand)
 
 
 def simulate(hands: int, seed: int, top_k: int = 6) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -31,30 +55,15 @@ def simulate(hands: int, seed: int, top_k: int = 6) -> tuple[np.ndarray, np.ndar
     for i in range(hands):
         game = Game(Rules(), seed=seed * 1_000_003 + i, first_dealer=i % 2)
         me = int(rng.integers(2))
-        throw: tuple[int, ...] = ()
+        observed = _ObservedSeat(expert, rng, top_k)
+        players = [observed if s == me else expert for s in (0, 1)]
+        run_game(game, players, until=lambda g: g.hand_number > 0)   # to the first show
         pegged = [0, 0]
-        while game.phase is not Phase.GAME_OVER:
-            seat = game.current_player
-            view = game.view(seat)
-            if game.phase is Phase.DISCARD:
-                if seat == me:
-                    if not throw:
-                        dealer[i] = view.dealer == me
-                        ranked = expert.rank_throws(view)
-                        _, _, throw, keep = ranked[int(rng.integers(min(top_k, len(ranked))))]
-                    card = next(c for c in throw if c in view.hand)
-                else:
-                    card = expert.choose(view, view.legal)
-            else:
-                legal = view.legal
-                card = legal[0] if len(legal) == 1 else expert.play(view, legal)
-            events = game.step(card)
-            for e in events:
-                if isinstance(e, Played | SeriesEnd):
-                    pegged[e.seat] += e.points
-            if any(isinstance(e, ShowScored) for e in events):
-                break
-        xs[i] = keep_features([c >> 2 for c in keep])
+        for e in game.events:
+            if isinstance(e, Played | SeriesEnd):
+                pegged[e.seat] += e.points
+        dealer[i] = observed.dealer
+        xs[i] = keep_features([c >> 2 for c in observed.keep])
         diff[i] = pegged[me] - pegged[1 - me]
     return xs, dealer, diff
 
