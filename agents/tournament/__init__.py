@@ -19,14 +19,14 @@ One module per job:
 ``report``         :class:`TournamentReport`: text, JSON, CSV; :func:`load_report`
 ``plots``          the report's PNG
 ``runner``         :func:`run_tournament`
-``cli``            ``configure(parser)`` / ``run(args)`` for ``cribenv tournament``
+``command``        ``configure(parser)`` / ``run(args)`` for ``cribenv tournament``
 =================  ==========================================================================
 
 Each module's docstring gives its method (the design of the duplicate deals, the intervals, the
 ratings and the storage).
 """
 
-from agents.tournament.cli import configure, run
+from agents.tournament.command import configure, run
 from agents.tournament.games import play_task
 from agents.tournament.ratings import ELO_SCALE, MEAN_RATING, RATING_ALPHA, Rating, fit_ratings
 from agents.tournament.report import TournamentReport, compute_report, load_report
