@@ -24,7 +24,8 @@ from agents.tournament.storage import FORMAT, read_results
 
 @dataclass
 class TournamentReport:
-    """Everything a tournament measured (see the module docstring for the methods)."""
+    """Everything a tournament measured (methods: :mod:`agents.tournament.statistics`,
+    :mod:`agents.tournament.ratings`)."""
 
     agents: list[str]
     specs: list[str]
