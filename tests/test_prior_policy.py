@@ -14,16 +14,16 @@ import torch  # noqa: E402
 from agents import make_agent  # noqa: E402
 from agents.features import INPUT_SIZE, NUM_FEATURES, augment, card_features  # noqa: E402
 from agents.ppo import (  # noqa: E402
-    Policy,
+    ExpertPriorActor,
+    MlpActor,
     PolicyFileError,
-    PriorPolicy,
     load_policy,
     save_tensors,
 )
 from cribenv.game import Game, Phase, Rules  # noqa: E402
 from cribenv.observation import OBS_SIZE, decode, encode_game  # noqa: E402
 from train.config import TrainConfig  # noqa: E402
-from train.ppo import train  # noqa: E402
+from train.sb3_trainer import train  # noqa: E402
 
 
 def decisions(games: int, seed: int = 0, num_players: int = 2):
@@ -95,13 +95,14 @@ def test_features_are_a_function_of_the_observation():
 
 
 def _model(beta: float = 3.0, card_arch_override: list[int] | None = None, **kw):
-    from train.ppo import OpponentPool, _make_vec_env, _new_model
+    from train.pool import OpponentPool
+    from train.sb3_trainer import make_vec_env, new_model
 
     config = TrainConfig(policy="expert-prior", n_envs=1, n_steps=32, batch_size=32,
                          heuristics=["random"], eval_games=0, threads=1, beta=beta,
                          card_arch=card_arch_override or [8], net_arch=[16], **kw)
-    env = _make_vec_env(config, OpponentPool(config, seed=0), seed=0)
-    return config, _new_model(config, env)
+    env = make_vec_env(config, OpponentPool(config, seed=0), seed=0)
+    return config, new_model(config, env)
 
 
 def test_untrained_torch_policy_plays_the_experts_card():
@@ -116,7 +117,7 @@ def test_untrained_torch_policy_plays_the_experts_card():
 
 
 def test_exported_file_matches_the_torch_logits(tmp_path):
-    from train.ppo import export_policy
+    from train.export import export_policy
 
     config, model = _model(beta=1.5)
     with torch.no_grad():   # make the card network non-trivial
@@ -124,7 +125,7 @@ def test_exported_file_matches_the_torch_logits(tmp_path):
             p.add_(0.3 * torch.randn_like(p))
     path = export_policy(model, tmp_path / "p.safetensors", config, steps=0)
     policy = load_policy(path)
-    assert isinstance(policy, PriorPolicy)
+    assert isinstance(policy, ExpertPriorActor)
     agent = make_agent(f"ppo:{path}")
     rows = list(decisions(2, seed=31))[:40]
     x = np.stack([augment(o, m) for o, m, _ in rows])
@@ -138,7 +139,7 @@ def test_exported_file_matches_the_torch_logits(tmp_path):
         assert agent.act({"observation": obs, "action_mask": mask}) == legal[np.argmax(
             row[legal])]
     with pytest.raises(PolicyFileError, match="not an 'mlp' one"):
-        Policy.load(path)
+        MlpActor.load(path)
 
 
 def test_bad_prior_files_give_clear_errors(tmp_path):
@@ -146,7 +147,7 @@ def test_bad_prior_files_give_clear_errors(tmp_path):
               "card.1.weight": np.zeros((1, 4)), "card.1.bias": np.zeros(1),
               "beta": np.ones(1)}
     good = save_tensors(tmp_path / "good.safetensors", layers, {"arch": "expert-prior"})
-    assert isinstance(load_policy(good), PriorPolicy)
+    assert isinstance(load_policy(good), ExpertPriorActor)
     old = save_tensors(tmp_path / "old.safetensors", layers,
                        {"arch": "expert-prior", "features_version": 0})
     with pytest.raises(PolicyFileError, match="features version 0"):
@@ -196,7 +197,7 @@ def test_tiny_expert_prior_run_resumes_and_plays(tmp_path):
 
 
 def test_init_policy_copies_the_card_network(tmp_path):
-    from train.ppo import export_policy
+    from train.export import export_policy
 
     config, model = _model(beta=1.5)
     with torch.no_grad():

@@ -18,8 +18,9 @@ pytest.importorskip("sb3_contrib")
 from agents import make_agent  # noqa: E402
 from cribenv.game import Game, Rules  # noqa: E402
 from cribenv.observation import OBS_SIZE, encode  # noqa: E402
+from train.checkpoints import CheckpointError  # noqa: E402
 from train.config import TrainConfig  # noqa: E402
-from train.ppo import CheckpointError, train  # noqa: E402
+from train.sb3_trainer import train  # noqa: E402
 
 TINY = dict(n_envs=2, n_steps=64, batch_size=64, n_epochs=1, net_arch=[16], threads=1,
             heuristics=["random"], eval_games=2, eval_every=256, snapshot_every=256,
@@ -124,7 +125,8 @@ def test_config_validation():
 
 def test_imitation_data_and_warm_start(tmp_path):
     from train.imitation import collect, pretrain
-    from train.ppo import OpponentPool, _make_vec_env, _new_model
+    from train.pool import OpponentPool
+    from train.sb3_trainer import make_vec_env, new_model
 
     data = collect(6, teacher="greedy", seed=3, shaping=0.01, gamma=1.0)
     assert len(data) > 100 and data.obs.shape == (len(data), OBS_SIZE)
@@ -134,7 +136,7 @@ def test_imitation_data_and_warm_start(tmp_path):
     plain = collect(2, teacher="greedy", seed=3)
     assert set(np.unique(plain.returns)) <= {-1.0, 1.0}
     cfg = tiny_config(net_arch=[64])
-    model = _new_model(cfg, _make_vec_env(cfg, OpponentPool(cfg, 0), seed=0))
+    model = new_model(cfg, make_vec_env(cfg, OpponentPool(cfg, 0), seed=0))
     first = pretrain(model, data, epochs=1, lr=1e-3, log=lambda s: None)
     later = pretrain(model, data, epochs=15, lr=1e-3, log=lambda s: None)
     assert later["accuracy"] > first["accuracy"] + 0.1
@@ -147,3 +149,74 @@ def test_run_with_warm_start(tmp_path):
           tmp_path / "run", progress=False, log=logs.append)
     assert any("imitating expert: 4 games" in line for line in logs)
     assert any("imitation epoch 2/2" in line for line in logs)
+
+
+def test_evaluation_is_a_tournament_pair():
+    """The evaluation plays the tournament's duplicate deals: same games, same statistics."""
+    from agents.tournament import run_tournament
+    from train.evaluation import evaluate
+
+    res = evaluate(make_agent("greedy"), "random", games=6, seed=5, target=61)
+    report = run_tournament(["learner=greedy", "random"], 6, db_path=":memory:", seed=5,
+                            rules=Rules(target=61), progress=False, bootstrap=0)
+    pair = report.pair("learner", "random")
+    assert res["games"] == pair.games == 6
+    assert (res["win_rate"], res["win_lo"], res["win_hi"]) == (
+        pair.win_rate_a.value, pair.win_rate_a.low, pair.win_rate_a.high)
+    assert res["net_points"] == pair.net_points_a.value
+
+
+def test_opponent_pool_sampling_rule(tmp_path):
+    """Heuristics only until a snapshot exists; then the heuristic share decides; the pool keeps
+    the ``pool_size`` newest snapshots."""
+    import random
+
+    from agents.ppo import save_policy
+    from train.pool import OpponentPool
+
+    rng = np.random.default_rng(0)
+    paths = []
+    for k in range(3):
+        path = tmp_path / f"snap-{k}.safetensors"
+        save_policy(path, [(rng.normal(size=(8, OBS_SIZE)), np.zeros(8))],
+                    (rng.normal(size=(52, 8)), np.zeros(52)), {"activation": "tanh"})
+        paths.append(path)
+    pool = OpponentPool(tiny_config(heuristic_share=0.0, pool_size=2), seed=0)
+    draw = random.Random(1)
+    assert all(pool.sample(draw) is pool.heuristics[0] for _ in range(20))
+    for path in paths:
+        pool.add_snapshot(path)
+    assert pool.snapshot_paths == [str(p) for p in paths[1:]]
+    assert {id(pool.sample(draw)) for _ in range(50)} == {id(s) for s in pool.snapshots}
+    only_bots = OpponentPool(tiny_config(heuristic_share=1.0), seed=0)
+    only_bots.add_snapshot(paths[0])
+    assert all(only_bots.sample(draw) is only_bots.heuristics[0] for _ in range(20))
+
+
+def test_checkpoint_round_trip_and_latest(tmp_path):
+    """save_checkpoint writes complete folders, LATEST names the newest, old ones are pruned."""
+    from train.checkpoints import (
+        RunState,
+        has_checkpoint,
+        load_checkpoint,
+        save_checkpoint,
+    )
+
+    class Model:   # anything with save(path)
+        def save(self, path):
+            Path(path).write_bytes(b"weights")
+
+    cfg = tiny_config()
+    assert not has_checkpoint(tmp_path)
+    for step in (128, 256, 384):
+        state = RunState(step=step, pool=["snap-0.safetensors"], evals=[{"step": 0}],
+                         next_snapshot=512, next_eval=256, next_checkpoint=step + 128,
+                         rng={"x": 1}, fingerprint=cfg.fingerprint())
+        save_checkpoint(tmp_path, Model(), state, keep=2)
+    assert has_checkpoint(tmp_path)
+    ckpt, loaded = load_checkpoint(tmp_path, cfg)
+    assert ckpt.name == "step-000000384" and loaded == state
+    assert sorted(p.name for p in (tmp_path / "checkpoints").iterdir()) == [
+        "LATEST", "step-000000256", "step-000000384"]
+    with pytest.raises(CheckpointError, match="different settings"):
+        load_checkpoint(tmp_path, tiny_config(learning_rate=1e-2))
