@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from cribenv.cli import main
 from benchmarks import env as bench_env
+from cribenv.cli import main
 
 NUMBER = r"\d[\d,]*(\.\d+)?"
 RATIO = NUMBER + "x"
