@@ -22,8 +22,8 @@ without importing any package above it. Two ways in:
       >>> opponents.unregister("first-legal")
 
 A maker is ``maker(spec: str, seed: int | None = None) -> opponent``, where the opponent has
-``act(observation_dict) -> card`` (and optionally ``reset()``), and raises ``ValueError`` for a
-spec it does not know.
+``act(observation_dict) -> card`` (and optionally ``reset()``) or is a callable
+``f(observation_dict) -> card``; it raises ``ValueError`` for a spec it does not know.
 """
 
 from __future__ import annotations

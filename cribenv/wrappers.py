@@ -71,7 +71,8 @@ class _Seat:
     def resolve(self, seed: int) -> None:
         """Build the agent of a spec string (again, with ``seed``, after a seeded reset)."""
         self.agent = opponents.make(self.spec, seed=seed)
-        self.act = self.agent.act
+        act = getattr(self.agent, "act", None)
+        self.act = act if callable(act) else self.agent
 
     @property
     def name(self) -> str:
