@@ -70,6 +70,16 @@ def test_the_core_never_imports_the_layers_above_it():
         "\n".join(bad)
 
 
+@pytest.mark.parametrize("package, above", [("agents", ("train", "benchmarks")),
+                                            ("train", ("benchmarks",))])
+def test_the_layers_above_the_core_import_downward_too(package, above):
+    bad = [f"{path.relative_to(ROOT)}:{line}: {name}"
+           for path in sorted((ROOT / package).rglob("*.py"))
+           for line, name in imported_modules(path.read_text(encoding="utf-8"))
+           if name.split(".")[0] in above]
+    assert not bad, f"{package} imports a layer above it:\n" + "\n".join(bad)
+
+
 def test_only_the_dispatcher_reaches_up():
     """The scan is not vacuous: the dispatcher does import the layers above (and is exempt)."""
     hits = [hit for d in DISPATCHER for p in ([d] if d.is_file() else sorted(d.rglob("*.py")))
