@@ -15,7 +15,11 @@ its presence (no list to edit) and has this shape::
         '''Print the section's table from run()'s result: a title line, then the rows.'''
 
 A section measures its baselines itself, in the same run, and skips a baseline that is not
-installed with a note in its result rather than failing. The sections today: ``scoring``
+installed with a note in its result rather than failing. ``benchmarks._timing`` holds the
+shared helpers (``timed``, ``ROUNDS`` for interleaved slices, ``fmt_rate``, ``fmt_ratio``,
+``fmt_seconds``); ``benchmarks.env.AECRandomPlay`` plays any AEC env the way users run one
+(seeded once, then ``reset()`` without a seed). A long section (a training run) sets
+``DEFAULT = False``. The sections today: ``scoring``
 (hand scoring against the plain reference scorer), ``engine`` (the rules engine) and ``env``
 (the AEC env and the Gymnasium wrapper against PettingZoo's leduc and OpenSpiel's cribbage).
 
