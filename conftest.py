@@ -9,7 +9,8 @@ import importlib.util
 # glob (relative to this folder) -> the modules it needs (their extra)
 NEEDS = {
     "train/*.py": ("torch", "stable_baselines3", "sb3_contrib"),   # the 'train' extra
-    "cribenv/vector*.py": ("numba",),                               # the 'vector' extra
+    "cribenv/vector.py": ("numba",),                                # the 'vector' extra
+    "cribenv/_vector*.py": ("numba",),
 }
 
 collect_ignore_glob = [
