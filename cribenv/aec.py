@@ -1,7 +1,80 @@
-"""The PettingZoo AEC environment: discard and pegging as alternating actions with masks.
+"""Cribbage as a PettingZoo AEC environment: discard and pegging as alternating masked actions.
 
 All rules live in :mod:`cribenv.game`; this module only translates between the game and the
 PettingZoo API (agents, observations, masks, rewards, rendering).
+
+Env card (``cribbage_v0``)
+==========================
+
+==================  ===========================================================================
+Import              ``import cribenv; env = cribenv.env()`` (or ``cribenv.raw_env()``; also
+                    ``pettingzoo.make("aec", "cribenv/cribbage-v0")`` after ``import cribenv``)
+Actions             Discrete
+Parallel API        through ``turn_based_aec_to_parallel`` (turn-based; tested)
+Agents              ``["player_0", ..., "player_{n-1}"]``, ``num_players`` = 2, 3 or 4
+Action shape        ``Discrete(52)``: the card id ``rank * 4 + suit`` (``cribenv.cards``)
+Observation         ``{"observation": float32[601] in [0, 2], "action_mask": int8[52]}``
+Rules               ``target`` 121 or 61, skunk lines, ``must_peg_out_exactly``
+                    (:class:`~cribenv.game.Rules`); RULES.md for the rules themselves
+==================  ===========================================================================
+
+**Actions.** One action is one card, in both phases: in the discard the card laid away to the
+crib (in 2-player games the same agent acts twice in a row, then the next; with 3 and 4
+players each lays away one card, and in 3 players one more is dealt straight to the crib), in
+the play the card laid on the count. Forced Go passes are applied by the engine and never
+reach an agent; the starter, the show and the crib are scored automatically.
+
+**Observation.** ``observation`` is :func:`cribenv.observation.encode` of the agent's
+:class:`~cribenv.game.PlayerView`, seat-relative ("seat +k" sits k places to the agent's left)
+and the same layout for 2, 3 and 4 players: its hand, its discards, the starter, the cards each
+seat laid this hand and their order, the count and the series, Go calls, cards held, scores,
+dealer, the seat to act, partners, phase, the game's size, then derived rank counts; the blocks
+and their meaning are ``cribenv.observation.LAYOUT`` (tabulated in the README). It holds only
+what the seat may know (``decode`` inverts it to the view), so no hidden card leaks.
+``observe(agent)`` works for any agent at any time.
+
+**Action mask.** ``action_mask[c] == 1`` exactly for the legal cards of the agent to act; all
+zero for the others. An illegal card: ``env()`` ends the game with ``illegal_reward`` (default
+-1) for its agent (PettingZoo's ``TerminateIllegalWrapper``); ``raw_env()`` raises
+:class:`~cribenv.game.IllegalActionError` naming the card and the legal ones.
+
+**Rewards** (zero-sum). ``reward="win"``: at the end +1 to the winning side and -1 shared by
+the losing side(s) (4 players: partners share their side's result), times the game points (2
+skunk, 3 double skunk) with ``skunks=True``, plus ``shaping`` times the point differential if
+asked. ``reward="points"``: the point differential (own side minus the mean of the other sides)
+earned since the agent last acted. Points scored on another agent's turn (his heels, a go, the
+show) reach every agent through ``_cumulative_rewards``, so an agent's rewards over an episode
+with ``reward="points"`` add up to its side's final score difference.
+
+**Episode.** ``episode="game"`` runs to the target (``terminations`` all true, ``infos`` hold
+``scores``, ``winner``, ``game_points``, ``hands``); ``episode="hand"`` ends after one deal.
+``reset(seed=...)`` seeds the deals (the same seed and actions give the same game, event for
+event); ``reset()`` without a seed continues the seeded sequence; ``options={"deals": [Deal,
+...], "first_dealer": seat, "game_seed": int}`` fixes them. ``render_mode="ansi"`` returns the
+table as text, ``"human"`` prints it.
+
+**Version history.**
+
+* ``cribbage_v0`` (cribenv 0.1.0): the first release. Before it, the observation grew from
+  536 to 601 entries (the derived rank features appended at the end).
+
+Usage (one game, each agent laying its first legal card)::
+
+    >>> import numpy as np
+    >>> import cribenv
+    >>> env = cribenv.env(num_players=2, target=121, reward="win")
+    >>> env.reset(seed=42)
+    >>> for agent in env.agent_iter():
+    ...     obs, reward, termination, truncation, info = env.last()
+    ...     if termination or truncation:
+    ...         action = None
+    ...     else:
+    ...         action = int(np.flatnonzero(obs["action_mask"])[0])
+    ...     env.step(action)
+    >>> info
+    {'scores': (113, 134), 'winner': 1, 'game_points': 1, 'hands': 10}
+    >>> env.observation_space("player_0")["observation"].shape
+    (601,)
 """
 
 from __future__ import annotations

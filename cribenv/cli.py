@@ -25,6 +25,27 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("cribenv.commands.demo", "the README's main job: a quick tour end to end"),
 }
 
+# optional module -> the extra of pyproject.toml that installs it
+EXTRAS: dict[str, str] = {
+    "safetensors": "bots",
+    "scipy": "tournament", "choix": "tournament", "matplotlib": "tournament",
+    "tqdm": "tournament",
+    "numba": "vector",
+    "torch": "train", "stable_baselines3": "train", "sb3_contrib": "train",
+    "tensorboard": "train",
+}
+
+
+def _missing_extra(name: str, exc: ModuleNotFoundError) -> int | None:
+    """Explain a missing optional module (exit status 2), or ``None`` if it is not one."""
+    missing = (exc.name or "").split(".")[0]
+    extra = EXTRAS.get(missing)
+    if extra is None:
+        return None
+    print(f"cribenv {name}: needs {missing}, from the '{extra}' extra: "
+          f"pip install -e '.[{extra}]'", file=sys.stderr)
+    return 2
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -53,6 +74,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
+        if isinstance(exc, ModuleNotFoundError) and (status := _missing_extra(name, exc)):
+            return status
         print(f"cribenv {name}: cannot import {module_name} ({exc}); "
               "is the 'train' extra installed? pip install -e '.[train]'", file=sys.stderr)
         return 2
@@ -61,6 +84,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = sub.parse_args(argv[1:])
     try:
         return int(module.run(args) or 0)
+    except ModuleNotFoundError as exc:
+        status = _missing_extra(name, exc)
+        if status is None:
+            raise
+        return status
     except KeyboardInterrupt:
         print(f"\ncribenv {name}: interrupted", file=sys.stderr)
         return 130

@@ -8,7 +8,7 @@ opponent, so that each ``step`` is one decision of the learner::
     >>> env = SingleAgentCribbageEnv(opponent="random", reward="points", seed=0)
     >>> obs, info = env.reset(seed=0)
     >>> obs.shape, bool(env.action_masks().any())
-    ((536,), True)
+    ((601,), True)
 
 ``make_vec_env`` builds a Stable-Baselines3 ``VecEnv`` of them (sb3-contrib's ``MaskablePPO``
 reads the masks through ``action_masks()``). The Gymnasium id ``cribenv/SingleAgentCribbage-v0``
@@ -26,6 +26,7 @@ import numpy as np
 from gymnasium import spaces
 
 from cribenv import cards as C
+from cribenv import opponents
 from cribenv.aec import CribbageEnv
 from cribenv.game import IllegalActionError
 from cribenv.observation import OBS_SIZE
@@ -38,7 +39,8 @@ __all__ = ["SingleAgentCribbageEnv", "make_vec_env", "GYM_ENV_ID"]
 GYM_ENV_ID = "cribenv/SingleAgentCribbage-v0"
 _SEED_MAX = 2**63 - 1
 
-# What may play a seat: a make_agent spec ("random", "expert", "ppo:PATH", ...), an object with
+# What may play a seat: a spec string resolved by cribenv.opponents ("random", "expert",
+# "ppo:PATH", ...: agents.make_agent's specs once the project is installed), an object with
 # .act(obs_dict) -> card, or a plain callable f(obs_dict) -> card.
 Opponent = Any
 
@@ -52,7 +54,7 @@ class _Seat:
         if isinstance(spec, str):
             if not spec:
                 raise ValueError("an opponent spec must be a non-empty string, e.g. 'random'")
-            self.agent: Any = None          # resolved by make_agent at the next reset
+            self.agent: Any = None          # resolved by cribenv.opponents at the next reset
             self.act: Callable[[dict[str, np.ndarray]], Any] | None = None
         elif callable(getattr(spec, "act", None)):
             self.agent = spec
@@ -62,16 +64,15 @@ class _Seat:
             self.act = spec
         else:
             raise TypeError(
-                "an opponent must be a make_agent spec string (e.g. 'random'), an agent with "
+                "an opponent must be a spec string (e.g. 'random'), an agent with "
                 f".act(observation) or a callable f(observation) -> card; got {spec!r}")
         self.spec = spec
 
     def resolve(self, seed: int) -> None:
         """Build the agent of a spec string (again, with ``seed``, after a seeded reset)."""
-        from agents import make_agent  # lazily: cribenv must not import agents at import time
-
-        self.agent = make_agent(self.spec, seed=seed)
-        self.act = self.agent.act
+        self.agent = opponents.make(self.spec, seed=seed)
+        act = getattr(self.agent, "act", None)
+        self.act = act if callable(act) else self.agent
 
     @property
     def name(self) -> str:
@@ -85,8 +86,9 @@ class SingleAgentCribbageEnv(gymnasium.Env):
     """Cribbage for one learner against opponents, as a Gymnasium env.
 
     Args:
-        opponent: who plays the other seats. A :func:`agents.make_agent` spec string
-            (``"random"``, ``"greedy"``, ``"expert"``, ``"ppo:PATH"``; built lazily, one agent
+        opponent: who plays the other seats. A spec string resolved by
+            :mod:`cribenv.opponents` (with this project installed, :func:`agents.make_agent`'s
+            ``"random"``, ``"greedy"``, ``"expert"``, ``"ppo:PATH"``; built lazily, one agent
             per seat, seeded from the env's RNG and rebuilt after every seeded ``reset``), an
             agent with ``.act(obs_dict) -> card`` or a callable ``f(obs_dict) -> card`` (used
             as given; its ``reset()``, if any, is called before each game). For 3 or 4 players

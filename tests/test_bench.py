@@ -7,8 +7,8 @@ import re
 
 import pytest
 
+from benchmarks import env as bench_env
 from cribenv.cli import main
-from cribenv.commands import bench
 
 NUMBER = r"\d[\d,]*(\.\d+)?"
 RATIO = NUMBER + "x"
@@ -28,7 +28,8 @@ def test_bench_engine_and_env_print_rates_and_ratios(tmp_path, capsys):
                "--json", str(path)])
     assert rc == 0
     out = capsys.readouterr().out
-    assert "(b) engine" in out and "(c) environments" in out and "(a) scoring" not in out
+    assert "engine: cribenv.game.Game" in out and "environments: random" in out
+    assert "scoring: show score" not in out
     assert re.search(rf"2 players\s+{NUMBER}\s+{NUMBER}", out)
     raw = re.search(rf"cribenv raw AEC \(CribbageEnv\)\s+{NUMBER}\s+{NUMBER}", out)
     wrapped = re.search(
@@ -39,7 +40,7 @@ def test_bench_engine_and_env_print_rates_and_ratios(tmp_path, capsys):
     envs = data["env"]["envs"]
     assert envs["cribenv_raw"]["steps_per_s"] > 0 and envs["cribenv_wrapped"]["steps_per_s"] > 0
     assert data["engine"]["2p"]["decisions_per_s"] > 0
-    for peer in bench.PEERS:
+    for peer in bench_env.PEERS:
         ratio = data["env"]["ratios"]["cribenv_wrapped"][peer]
         if envs[peer] is None:        # not installed here: a note, and n/a in the table
             assert any(peer_label in note for note in data["env"]["notes"]
@@ -64,9 +65,9 @@ def test_missing_peers_are_a_note_not_a_crash(monkeypatch, capsys):
     def missing():
         raise ImportError("No module named 'rlcard'")
 
-    envs = [(key, label, missing if key in bench.PEERS else factory, kind)
-            for key, label, factory, kind in bench.ENVS]
-    monkeypatch.setattr(bench, "ENVS", envs)
+    envs = [(key, label, missing if key in bench_env.PEERS else factory, kind)
+            for key, label, factory, kind in bench_env.ENVS]
+    monkeypatch.setattr(bench_env, "ENVS", envs)
     assert main(["bench", "--seconds", "0.02", "--only", "env", "-q"]) == 0
     out = capsys.readouterr().out
     assert "note: skipped PettingZoo leduc_holdem_v4: ImportError" in out
@@ -77,3 +78,74 @@ def test_missing_peers_are_a_note_not_a_crash(monkeypatch, capsys):
 def test_bad_seconds_is_an_error(capsys):
     assert main(["bench", "--seconds", "0", "--only", "engine"]) == 2
     assert "--seconds" in capsys.readouterr().err
+
+
+def test_sections_have_the_documented_shape():
+    import benchmarks
+
+    names = benchmarks.section_names()
+    assert names[:3] == ["scoring", "engine", "env"]
+    for name in names:
+        section = benchmarks.load_section(name)
+        assert callable(section.run) and callable(section.report), name
+    with pytest.raises(ValueError, match="no benchmark section 'nope'"):
+        benchmarks.load_section("nope")
+
+
+def test_a_new_section_is_found_by_its_presence(tmp_path, monkeypatch, capsys):
+    import benchmarks
+
+    (tmp_path / "zz_fake.py").write_text(
+        "ORDER = 5\n"
+        "def run(seconds, progress):\n"
+        "    progress('fake: working')\n"
+        "    return {'rate': 2 * seconds}\n"
+        "def report(result):\n"
+        "    print(f\"fake section: rate {result['rate']}\")\n")
+    (tmp_path / "zz_optional.py").write_text(
+        "DEFAULT = False\n"
+        "def run(seconds, progress):\n"
+        "    return {}\n"
+        "def report(result):\n"
+        "    print('optional section ran')\n")
+    monkeypatch.setattr(benchmarks, "__path__", [*benchmarks.__path__, str(tmp_path)])
+    assert benchmarks.section_names()[0] == "zz_fake"                   # ORDER 5 < scoring's 10
+    assert "zz_optional" not in benchmarks.section_names(default_only=True)
+    path = tmp_path / "out.json"
+    rc = main(["bench", "--seconds", "0.5", "--only", "zz_fake", "--json", str(path)])
+    assert rc == 0
+    captured = capsys.readouterr()
+    assert "fake section: rate 1.0" in captured.out and "fake: working" in captured.err
+    assert "optional section ran" not in captured.out
+    assert json.loads(path.read_text())["zz_fake"] == {"rate": 1.0}
+
+
+def test_envs_are_seeded_once_then_reset_without_a_seed():
+    """As users run an env: reseeding every episode would charge short games (leduc: about 4.6
+    steps an episode) a seeding each time and skew the ratios."""
+    import cribenv
+
+    seeds = []
+    env = cribenv.env()
+    reset = env.reset
+
+    def spy(seed=None, options=None):
+        seeds.append(seed)
+        return reset(seed=seed, options=options)
+
+    env.reset = spy
+    runner = bench_env.AECRandomPlay(env, seed=7)     # the warm-up episode seeds the env
+    runner.run(0.05)
+    assert seeds[0] == 7 and len(seeds) >= 2 and all(s is None for s in seeds[1:])
+    assert runner.steps > 0 and runner.episodes == len(seeds) - 1
+
+
+def test_the_bench_command_is_a_thin_dispatcher():
+    """The benchmarks live in the top-level package; the command only parses and calls."""
+    from pathlib import Path
+
+    import cribenv.commands.bench as command
+
+    source = Path(command.__file__).read_text()
+    assert "def run(" in source and source.count("\n") < 60
+    assert "benchmarks.run_sections" in source

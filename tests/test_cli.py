@@ -130,3 +130,29 @@ def test_play_asks_the_human_for_forced_cards_too():
     assert play.run(args, input_fn=first_fitting, out=out) == 0
     assert "Game over" in out.getvalue()
     assert 1 in held_at_prompt      # asked with a single card in hand
+
+
+def test_a_missing_extra_names_the_extra_to_install(monkeypatch, capsys):
+    import types
+
+    from cribenv import cli
+
+    fake = types.ModuleType("fake_command")
+    fake.configure = lambda parser: None
+
+    def run(args):
+        raise ModuleNotFoundError("No module named 'choix'", name="choix")
+
+    fake.run = run
+    monkeypatch.setitem(sys.modules, "fake_command", fake)
+    monkeypatch.setitem(cli.COMMANDS, "fake", ("fake_command", "a command needing choix"))
+    assert main(["fake"]) == 2
+    assert "needs choix, from the 'tournament' extra: pip install -e '.[tournament]'" in \
+        capsys.readouterr().err
+
+    def broken(args):
+        raise ModuleNotFoundError("No module named 'nonexistent'", name="nonexistent")
+
+    fake.run = broken                    # not an optional module: a bug, the traceback stays
+    with pytest.raises(ModuleNotFoundError):
+        main(["fake"])

@@ -18,7 +18,7 @@ from pettingzoo.utils import wrappers as pz_wrappers
 import cribenv
 from cribenv import cards as C
 from cribenv.aec import CribbageEnv
-from cribenv.game import Deal, IllegalActionError, Phase
+from cribenv.game import Deal, Discarded, IllegalActionError, Phase
 from cribenv.observation import OBS_SIZE, encode, legal_mask
 from cribenv.wrappers import GYM_ENV_ID, SingleAgentCribbageEnv, make_vec_env
 
@@ -265,6 +265,91 @@ def test_unknown_spec_fails_at_reset_with_make_agents_message():
     env = SingleAgentCribbageEnv(opponent="no-such-bot")
     with pytest.raises(ValueError, match="unknown agent"):
         env.reset(seed=0)
+
+
+def test_spec_strings_build_what_agents_make_agent_builds():
+    """A spec goes through cribenv.opponents to the installed maker (agents.make_agent): the
+    same class, seeded as make_agent would seed it, so the games are the same as before."""
+    from agents import make_agent
+
+    env = SingleAgentCribbageEnv(opponent=["greedy", "expert"], num_players=3, seed=5)
+    env.reset()
+    assert [type(o).__name__ for o in env.opponents] == ["GreedyAgent", "ExpertAgent"]
+    rng = np.random.default_rng(5)
+    rng.integers(3), rng.integers(2**63 - 1)          # the learner's seat, the game seed
+    seeds = [int(rng.integers(2**31)) for _ in range(2)]
+    for bot, spec, seed in zip(env.opponents, ["greedy", "expert"], seeds):
+        twin = make_agent(spec, seed=seed)
+        assert bot.rng.integers(1 << 30) == twin.rng.integers(1 << 30)
+
+
+@pytest.fixture
+def fake_makers(tmp_path, monkeypatch):
+    """Installed makers, as if declared by packages in the 'cribenv.opponents' group."""
+    from importlib import metadata
+
+    from cribenv import opponents
+
+    (tmp_path / "fake_bots.py").write_text(
+        "def make_first(spec, seed=None):\n"
+        "    if spec != 'first':\n"
+        "        raise ValueError(f'fake_bots: unknown {spec!r}')\n"
+        "    return lambda obs: int(obs['action_mask'].argmax())\n"
+        "def make_last(spec, seed=None):\n"
+        "    if not spec.startswith('last'):\n"
+        "        raise ValueError(f'fake_bots: unknown {spec!r}')\n"
+        "    return lambda obs: int(52 - 1 - obs['action_mask'][::-1].argmax())\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    declared: list = []
+    monkeypatch.setattr(opponents.metadata, "entry_points",
+                        lambda group: [ep for ep in declared if ep.group == group])
+    opponents._entry_point_makers.cache_clear()
+    yield lambda name, value: declared.append(
+        metadata.EntryPoint(name, value, opponents.ENTRY_POINT_GROUP))
+    opponents._entry_point_makers.cache_clear()
+    sys.modules.pop("fake_bots", None)
+
+
+def test_opponents_come_from_installed_makers_loaded_at_first_use(fake_makers):
+    from cribenv import opponents
+
+    with pytest.raises(ValueError, match="pip install -e ."):
+        opponents.make("greedy")                     # nothing installed, nothing registered
+    opponents._entry_point_makers.cache_clear()
+    fake_makers("b_last", "fake_bots:make_last")
+    fake_makers("a_first", "fake_bots:make_first")
+    env = SingleAgentCribbageEnv(opponent="last:x", learner_seat=0, seed=0)
+    assert "fake_bots" not in sys.modules            # loaded at the first reset, not before
+    env.reset()
+    assert "fake_bots" in sys.modules and sorted(opponents.makers()) == ["a_first", "b_last"]
+    game = env.game
+    while game.phase is Phase.DISCARD:
+        env.step(int(env.action_masks().argmax()))
+    thrown = [e.card for e in game.events if isinstance(e, Discarded) and e.seat == 1]
+    assert len(thrown) == 2                          # the opponent laid its highest cards
+    assert min(thrown) > max(game.view(1).hand)
+    assert callable(opponents.make("first"))         # a_first knows it (asked first)
+    with pytest.raises(ValueError, match="a_first: fake_bots: unknown 'zz'; b_last: "):
+        opponents.make("zz")
+
+
+def test_a_registered_kind_wins_over_installed_makers(fake_makers):
+    from cribenv import opponents
+
+    fake_makers("a_first", "fake_bots:make_first")
+    made = []
+    opponents.register("first", lambda spec, seed=None: made.append((spec, seed)) or first_legal)
+    try:
+        env = SingleAgentCribbageEnv(opponent="first:arg", seed=0)
+        env.reset()
+        assert made and made[0][0] == "first:arg" and isinstance(made[0][1], int)
+        assert "fake_bots" not in sys.modules
+    finally:
+        opponents.unregister("first")
+    with pytest.raises(ValueError, match="without ':'"):
+        opponents.register("a:b", first_legal)
+    with pytest.raises(TypeError, match="callable"):
+        opponents.register("x", 42)
 
 
 def test_agent_reset_is_called_before_each_game():
