@@ -26,7 +26,8 @@ from typing import Any
 import numpy as np
 
 from agents.base import Observation, register_agent
-from cribenv.observation import OBS_SIZE, decode
+from cribenv.game import PlayerView
+from cribenv.observation import OBS_SIZE, decode, encode
 
 POLICY_FORMAT = "cribenv-policy/1"
 #: The agent trained by the project (``make_agent("ppo:shipped")``); see the README.
@@ -196,16 +197,12 @@ class ExpertPriorActor:
         feats = x[..., OBS_SIZE + 52:].reshape(*x.shape[:-1], 52, NUM_FEATURES)
         return self.card_logits(prior, feats)
 
-    def legal_logits(self, observation: np.ndarray, legal: np.ndarray) -> np.ndarray:
-        """Logits of the ``legal`` cards for a plain env observation vector."""
+    def legal_logits(self, view: PlayerView, legal: list[int]) -> np.ndarray:
+        """Logits of the ``legal`` cards (sorted ids) for a seat's view."""
         from agents.features import card_features
 
-        prior, feats = card_features(decode(observation), legal.tolist())
+        prior, feats = card_features(view, legal)
         return self.card_logits(prior[legal], feats[legal])
-
-
-#: Deprecated alias (still imported by ``train/rollouts.py`` and ``tests/test_peg_values.py``).
-PriorPolicy = ExpertPriorActor
 
 
 def load_policy(path: str | Path) -> MlpActor | ExpertPriorActor:
@@ -243,27 +240,48 @@ def load_policy(path: str | Path) -> MlpActor | ExpertPriorActor:
 
 
 class PPOAgent:
-    """Plays a trained policy: the most likely legal card, or a sample with ``sample=True``."""
+    """Plays a trained policy: the most likely legal card, or a sample with ``sample=True``.
+
+    A bot (``choose(view, legal)``, what :func:`agents.arena.run_game` asks) and a policy
+    (``act(observation)``, the RL boundary) with the same choices: ``choose`` encodes the view
+    for an ``mlp`` network, ``act`` decodes the observation for an ``expert-prior`` one. In
+    sample mode every decision draws a random number, so the agent ``asks_forced`` then.
+    """
 
     def __init__(self, path: str | Path, seed: int | None = None, sample: bool = False) -> None:
         self.path = str(path)
         self.policy = load_policy(path)
         self.name = f"ppo:{Path(path).name}"
         self.sample = sample
+        self.asks_forced = sample
         self.rng = np.random.default_rng(seed)
 
     def reset(self) -> None:
         pass
 
+    def choose(self, view: PlayerView, legal: list[int]) -> int:
+        """The card for a seat's view and its legal cards (sorted ids)."""
+        if isinstance(self.policy, ExpertPriorActor):
+            logits = self.policy.legal_logits(view, legal)
+        else:
+            logits = self.policy.logits(encode(view))[legal]
+        return self._pick(np.asarray(legal), logits)
+
     def act(self, observation: Observation) -> int:
+        """The card for an environment observation dict."""
         mask = np.asarray(observation["action_mask"]).astype(bool)
         if not mask.any():
             raise ValueError(f"{self.name}: no legal action in this observation (not its turn?)")
         legal = np.flatnonzero(mask)
         if isinstance(self.policy, ExpertPriorActor):
-            logits = self.policy.legal_logits(observation["observation"], legal)
+            logits = self.policy.legal_logits(decode(observation["observation"]),
+                                              legal.tolist())
         else:
             logits = self.policy.logits(observation["observation"])[legal]
+        return self._pick(legal, logits)
+
+    def _pick(self, legal: np.ndarray, logits: np.ndarray) -> int:
+        """The most likely legal card, or one drawn from the softmax in sample mode."""
         if not self.sample:
             return int(legal[np.argmax(logits)])
         p = np.exp(logits - logits.max())

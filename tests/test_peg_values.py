@@ -97,8 +97,8 @@ pytest.importorskip("sb3_contrib")
 
 
 def test_rollout_rows_and_fit_on_a_planted_signal(tmp_path):
-    from agents.ppo import PriorPolicy, load_policy
-    from train.rollouts import ViewPolicy, export, fit, simulate
+    from agents.ppo import ExpertPriorActor, PPOAgent, load_policy
+    from train.rollouts import export, fit, simulate
 
     data = simulate(3, seed=2)
     ids = data["ids"]
@@ -113,8 +113,8 @@ def test_rollout_rows_and_fit_on_a_planted_signal(tmp_path):
     path = export(nets, tmp_path / "p.safetensors", beta=2.0, card_hidden=[16],
                   meta={"steps": 0})
     policy = load_policy(path)
-    assert isinstance(policy, PriorPolicy) and policy.beta == pytest.approx(2.0)
-    bot = ViewPolicy(path)
+    assert isinstance(policy, ExpertPriorActor) and policy.beta == pytest.approx(2.0)
+    bot = PPOAgent(path)
     game = Game(Rules(target=61), seed=5)
     while not game.is_over:
         view = game.view(game.current_player)

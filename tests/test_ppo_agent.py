@@ -104,3 +104,35 @@ def test_shipped_agent_loads_and_beats_random_in_a_few_games():
         result = play_game([agent, make_agent("random", seed=seed)], Rules(target=61), seed=seed)
         wins += result.winner == 0
     assert wins >= 5
+
+
+class _ActOnly:
+    """The agent seen as a policy only (the run loop hands it observation dicts)."""
+
+    def __init__(self, agent: PPOAgent) -> None:
+        self.agent, self.name = agent, agent.name
+
+    def reset(self) -> None:
+        self.agent.reset()
+
+    def act(self, observation):
+        return self.agent.act(observation)
+
+
+@pytest.mark.parametrize("sample", [False, True])
+@pytest.mark.parametrize("network", ["mlp", "shipped"])
+def test_choose_from_views_makes_the_same_games_as_act(tmp_path, network, sample):
+    from agents.arena import play_game
+
+    spec = "ppo:shipped" if network == "shipped" else f"ppo:{random_policy(tmp_path)[0]}"
+    for players in (2, 4):
+        rules = Rules(num_players=players)
+        games = []
+        for as_policy in (False, True):
+            agent = make_agent(spec, seed=3, sample=sample)
+            assert agent.asks_forced is sample
+            first = _ActOnly(agent) if as_policy else agent
+            others = [make_agent("greedy", seed=s) for s in range(players - 1)]
+            games.append([play_game([first, *others], rules, seed=g).to_dict()
+                          for g in range(3)])
+        assert games[0] == games[1]

@@ -134,8 +134,8 @@ def test_exported_file_matches_the_torch_logits(tmp_path):
     np.testing.assert_allclose(policy.logits(x), logits_torch, rtol=1e-4, atol=1e-4)
     for (obs, mask, _), row in zip(rows, logits_torch):
         legal = np.flatnonzero(mask)
-        np.testing.assert_allclose(policy.legal_logits(obs, legal), row[legal], rtol=1e-4,
-                                   atol=1e-4)
+        np.testing.assert_allclose(policy.legal_logits(decode(obs), legal.tolist()), row[legal],
+                                   rtol=1e-4, atol=1e-4)
         assert agent.act({"observation": obs, "action_mask": mask}) == legal[np.argmax(
             row[legal])]
     with pytest.raises(PolicyFileError, match="not an 'mlp' one"):

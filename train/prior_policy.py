@@ -106,10 +106,6 @@ class ExpertPriorPolicy(MaskableActorCriticPolicy):
         return data
 
 
-#: Deprecated alias (still imported by ``train/rollouts.py``).
-PriorNetworks = ExpertPriorModule
-
-
 def prior_arrays(policy: ExpertPriorPolicy) -> dict[str, np.ndarray]:
     """The actor's weights as numpy arrays, named as in a policy file."""
     nets = policy.mlp_extractor

@@ -32,32 +32,18 @@ from agents import make_agent
 from agents.arena import run_game
 from agents.expert import ExpertAgent
 from agents.features import FEATURES_VERSION, PRIOR_CLIP, best_throws, card_features
+from agents.ppo import ExpertPriorActor, PPOAgent
 from cribenv.game import Game, Phase, Played, PlayerView, Rules, SeriesEnd
 
 ENDGAME = 100   # no samples once a side has this many points (pegging out dominates there)
 
 
-class ViewPolicy:
-    """An expert-prior policy file playing from :class:`PlayerView` s (no encoding round trip):
-    the most likely legal card."""
-
-    def __init__(self, path: str | Path) -> None:
-        from agents.ppo import PriorPolicy, load_policy
-
-        policy = load_policy(path)
-        if not isinstance(policy, PriorPolicy):
-            raise ValueError(f"{path} is not an expert-prior policy")
-        self.policy = policy
-
-    def reset(self) -> None:
-        pass
-
-    def choose(self, view, legal: list[int]) -> int:
-        prior, f = card_features(view, legal)
-        logits = self.policy.card_logits(prior[legal], f[legal])
-        return legal[int(np.argmax(logits))]
-
-    play = choose
+def _policy_bot(path: str | Path) -> PPOAgent:
+    """The bot that plays the expert-prior policy file ``path`` (its most likely card)."""
+    bot = PPOAgent(path)
+    if not isinstance(bot.policy, ExpertPriorActor):
+        raise ValueError(f"{path} is not an expert-prior policy")
+    return bot
 
 
 def _play_out(game: Game, players: list, seat: int) -> int:
@@ -182,7 +168,7 @@ def simulate(games: int, seed: int, sample_prob: float = 0.5, discard_prob: floa
     plays its own cards in the rollouts)."""
     rows = _Rows(np.random.default_rng(seed), sample_prob, discard_prob, discard_rollouts)
     if policy:
-        bot = expert = ViewPolicy(policy)
+        bot = expert = _policy_bot(policy)
     else:
         bot = ExpertAgent(peg_weight=1.0)
         expert = ExpertAgent()
@@ -225,10 +211,10 @@ def fit(data: dict[str, np.ndarray], card_hidden: list[int], epochs: int = 30,
     """Fit ``prior + mlp(features)`` to the targets up to a constant per decision."""
     import torch
 
-    from train.prior_policy import PriorNetworks
+    from train.prior_policy import ExpertPriorModule
 
     torch.manual_seed(seed)
-    nets = PriorNetworks(card_hidden, [8], "relu", beta=1.0)
+    nets = ExpertPriorModule(card_hidden, [8], "relu", beta=1.0)
     ids = torch.as_tensor(data["ids"])
     prior = torch.as_tensor(data["prior"], dtype=torch.float32)
     x = torch.as_tensor(data["features"], dtype=torch.float32)
