@@ -17,7 +17,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "score": ("cribenv.commands.score", "score a hand (or crib) with its breakdown"),
     "discard": ("cribenv.commands.discard", "rank the 15 possible discards by expected value"),
     "play": ("cribenv.commands.play", "play a game against a bot in the terminal"),
-    "train": ("train.cli", "self-play PPO training with checkpoints and resume"),
+    "train": ("train.command", "self-play PPO training with checkpoints and resume"),
     "peg-values": ("train.fit_peg_values", "learn the pegging value of kept hands by self-play"),
     "rollouts": ("train.rollouts", "fit the expert-prior card network to paired rollouts"),
     "tournament": ("agents.tournament", "bots and checkpoints against each other, with CIs"),

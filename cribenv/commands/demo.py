@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
         _section(f"4. Self-play PPO: {args.train_steps:,} steps (run folder {out / 'ppo'})")
         try:
             from train.config import TrainConfig
-            from train.ppo import train
+            from train.sb3_trainer import train
         except ImportError as exc:
             print(f"  skipped: training needs the 'train' extra ({exc})")
         else:
