@@ -82,6 +82,14 @@ def _numbered_layers(tensors: dict[str, np.ndarray], prefix: str
     return layers
 
 
+def _activation(name: str) -> Any:
+    """The numpy activation function called ``name``."""
+    if name not in _ACTIVATIONS:
+        raise PolicyFileError(f"unknown activation {name!r}: expected one of "
+                              f"{sorted(_ACTIVATIONS)}")
+    return _ACTIVATIONS[name]
+
+
 class MlpActor:
     """The actor network of an ``mlp`` policy file, evaluated with numpy (logits from the
     observation vector)."""
@@ -91,12 +99,9 @@ class MlpActor:
     def __init__(self, layers: list[tuple[np.ndarray, np.ndarray]],
                  action: tuple[np.ndarray, np.ndarray], activation: str = "tanh",
                  config: dict[str, Any] | None = None) -> None:
-        if activation not in _ACTIVATIONS:
-            raise PolicyFileError(f"unknown activation {activation!r}: expected one of "
-                                  f"{sorted(_ACTIVATIONS)}")
+        self.activation = _activation(activation)
         self.layers = [(w.astype(np.float32), b.astype(np.float32)) for w, b in layers]
         self.action = (action[0].astype(np.float32), action[1].astype(np.float32))
-        self.activation = _ACTIVATIONS[activation]
         self.config = dict(config or {})
         size = OBS_SIZE
         for i, (w, b) in enumerate(self.layers + [self.action]):
@@ -148,9 +153,7 @@ class ExpertPriorActor:
                  activation: str = "relu", config: dict[str, Any] | None = None) -> None:
         from agents.features import FEATURES_VERSION, NUM_FEATURES
 
-        if activation not in _ACTIVATIONS:
-            raise PolicyFileError(f"unknown activation {activation!r}: expected one of "
-                                  f"{sorted(_ACTIVATIONS)}")
+        self.activation = _activation(activation)
         self.config = dict(config or {})
         version = self.config.get("features_version", FEATURES_VERSION)
         if version != FEATURES_VERSION:
@@ -164,7 +167,6 @@ class ExpertPriorActor:
             size = w.shape[0]
         if not layers or size != 1:
             raise PolicyFileError("the card network must end in one output per card")
-        self.activation = _ACTIVATIONS[activation]
         self.beta = float(beta)
         self._forward = [(np.ascontiguousarray(w.T, np.float32), b.astype(np.float32))
                          for w, b in layers]

@@ -132,6 +132,21 @@ _HOT_ATTRIBUTES = ("agent_selection", "agents", "terminations", "truncations", "
                    "rewards", "_cumulative_rewards")
 
 
+def render_table(render_mode: str | None, table: Any, hint: str) -> str | None:
+    """What ``render()`` does: the text of ``table()`` (``"ansi"``), printed (``"human"``,
+    returning ``None``), or a warning ending in ``hint`` when there is no render mode."""
+    if render_mode is None:
+        import gymnasium
+
+        gymnasium.logger.warn(f"render() called without a render_mode; {hint}")
+        return None
+    text = table()
+    if render_mode == "human":
+        print(text)
+        return None
+    return text
+
+
 def _raw_property(name: str) -> property:
     def fset(self: Any, value: Any) -> None:
         setattr(self._raw, name, value)
@@ -368,17 +383,8 @@ class CribbageEnv(AECEnv):
 
     # ---------------------------------------------------------------- rendering
     def render(self) -> str | None:
-        if self.render_mode is None:
-            import gymnasium
-
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode "
-                                  "'ansi' or 'human' to cribenv.env().")
-            return None
-        text = self._table()
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render_table(self.render_mode, self._table,
+                            "pass render_mode 'ansi' or 'human' to cribenv.env().")
 
     def _table(self) -> str:
         game = self.game

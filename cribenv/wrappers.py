@@ -27,7 +27,7 @@ from gymnasium import spaces
 
 from cribenv import cards as C
 from cribenv import opponents
-from cribenv.aec import CribbageEnv
+from cribenv.aec import CribbageEnv, render_table
 from cribenv.game import IllegalActionError
 from cribenv.observation import OBS_SIZE
 
@@ -303,15 +303,8 @@ class SingleAgentCribbageEnv(gymnasium.Env):
         return self.aec.observe(self.learner)["action_mask"].astype(bool)
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; pass "
-                                  "render_mode='ansi' or 'human'.")
-            return None
-        text = self.aec._table()
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render_table(self.render_mode, self.aec._table,
+                            "pass render_mode='ansi' or 'human'.")
 
     def close(self) -> None:
         self.aec.close()

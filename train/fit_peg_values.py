@@ -131,11 +131,9 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="cribenv peg-values")
-    configure(parser)
-    return run(parser.parse_args(argv))
+if __name__ == "__main__":   # the same as ``cribenv peg-values``
+    import sys
 
+    from cribenv.cli import main
 
-if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main(["peg-values", *sys.argv[1:]]))

@@ -415,11 +415,9 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="cribenv rollouts")
-    configure(parser)
-    return run(parser.parse_args(argv))
+if __name__ == "__main__":   # the same as ``cribenv rollouts``
+    import sys
 
+    from cribenv.cli import main
 
-if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main(["rollouts", *sys.argv[1:]]))
