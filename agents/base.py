@@ -8,8 +8,8 @@ Two kinds of player, one loop (:func:`agents.arena.run_game`) for both:
   ``asks_forced = True`` (a bot that draws a random number at every decision, or a human);
   :func:`ask` is that rule;
 * a **policy** acts at the RL boundary, from the environment's observation dict:
-  ``policy.act({"observation": vector, "action_mask": int8[52]}) -> card`` (the learned
-  :class:`agents.ppo.PPOAgent`, an RL library's agent).
+  ``policy.act({"observation": vector, "action_mask": int8[52]}) -> card`` (an RL library's
+  agent; the learned :class:`agents.ppo.PPOAgent` is both, with the same choices).
 
 Every bot here (:class:`ViewAgent`) is also a policy: its ``act`` is the one adapter, it
 decodes the observation into a view and asks ``choose`` by the same rule. The loop hands a view
