@@ -83,8 +83,8 @@ def show_combinations(items: Sequence[T], ranks: Sequence[int]) -> tuple[
         tuple[tuple[T, ...], ...], tuple[tuple[T, T], ...], tuple[tuple[T, ...], ...]]:
     """``(fifteens, pairs, runs)`` of the show among ``items`` with rank indices ``ranks``:
     every combination of 2 or more items whose counting values total 15, every pair of items
-    of one rank, and every run (one item of each rank of the longest stretch of 3 or more
-    consecutive ranks present, so a double run is two runs). Items keep their given order.
+    of one rank, and every run (one item of each rank of the stretch of 3 or more consecutive
+    ranks present, 5 items hold at most one; a double run is two runs). Items keep their order.
 
     >>> show_combinations("abcd", [1, 1, 2, 3])  # 2 2 3 4: a double run, a pair, no fifteen
     ((), (('a', 'b'),), (('a', 'c', 'd'), ('b', 'c', 'd')))
@@ -218,6 +218,8 @@ def peg_points_last(series: Sequence[int], n: int, count: int) -> int:
             lo = q
         elif q > hi:
             hi = q
+        if hi - lo >= n:
+            break  # wider than the whole series: no longer tail is a run either
         if n - i >= 3 and hi - lo == n - i - 1:
             run = n - i
         i -= 1
