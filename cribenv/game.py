@@ -380,11 +380,11 @@ class PlayerView:
     @property
     def num_sides(self) -> int:
         """Scoring sides: 2 (2 players, or 4 in partnerships) or 3."""
-        return 2 if self.num_players in (2, 4) else 3
+        return side_count(self.num_players)
 
     def side_of(self, seat: int) -> int:
         """The scoring side of ``seat`` (partners 0 & 2, 1 & 3 in 4-player games)."""
-        return seat % 2 if self.num_players == 4 else seat
+        return seat_side(seat, self.num_players)
 
     @property
     def side(self) -> int:
