@@ -58,6 +58,8 @@ Cost on one core: ~0.15 ms a discard decision, ~0.1 ms a play decision (decoding
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 
 from agents.base import ViewAgent, register_agent
@@ -69,6 +71,7 @@ from cribenv.scoring import PEG_COUNT_POINTS, PEG_PAIR_POINTS, peg_add, peg_all,
 __all__ = ["ExpertAgent"]
 
 
+@cache  # a few thousand (n, m, h) triples at most, asked again and again
 def _p_none(n: int, m: int, h: int) -> float:
     """Probability that ``h`` cards drawn from ``n`` include none of ``m`` marked ones."""
     if m <= 0:
