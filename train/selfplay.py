@@ -1,0 +1,842 @@
+"""Self-play masked PPO on the batched engine, CleanRL style: one file that reads top to bottom.
+
+1. **Settings** (:class:`SelfPlayConfig`, saved as ``config.json`` in the run folder).
+2. **The network** (:class:`ActorCritic`): an actor MLP on the 601-entry observation giving 52
+   logits, either through a plain linear head (``policy="mlp"``) or a per-card head
+   (``policy="cards"``: logit of card c = query(h) . embedding(c) + bias(c), the embedding the
+   sum of a rank, a suit and a card vector, so what is learnt about a rank is shared by its
+   four suits), and a separate critic MLP. Both heads export as the ``mlp`` policy file of
+   :mod:`agents.ppo` (the per-card head folds into a 52-row action layer), so ``ppo:PATH``
+   plays the result with numpy.
+3. **Seats as rows** (:class:`SeatRollout`): every seat of every game is a row; each row's
+   trajectory is its own decisions. The points (and the final result) earned between two
+   decisions of a seat, on anyone's turn, are credited to its earlier decision; the game's end
+   closes every seat's last decision. GAE runs along each row's own chain of decisions.
+4. **Opponents** (:class:`SnapshotPool`): in a share ``self_play_share`` of the games the
+   learner plays every seat; in the others it plays one side and a frozen snapshot of itself,
+   drawn from a pool, plays the rest (sampling rule in the class).
+5. **The loop** (:func:`train`): collect ``n_steps`` steps of ``n_games`` games, compute the
+   advantages, run the clipped PPO update, log, evaluate, snapshot, checkpoint.
+
+A rollout ends mid-game; a seat's last decision of the rollout does not know its reward yet.
+It is carried into the next rollout and trained there, with the probability it was sampled
+with (so its importance ratio is exact; it was drawn by the policy of one update earlier). The
+advantage of the decision before it bootstraps from the value computed at it.
+
+Counting: ``total_steps`` and the steps/s count learner decisions (the samples PPO trains on);
+the engine also plays the snapshots' decisions, reported as ``engine_steps``.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import math
+import os
+import shutil
+import signal
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cribenv.game import Rules
+from cribenv.observation import OBS_SIZE
+
+try:  # the compiled batched engine; the stand-in until it is merged
+    from cribenv.vector import VectorGame
+except ImportError:  # pragma: no cover
+    from train.vector_standin import VectorGame
+
+CHECKPOINT_FORMAT = "cribenv-selfplay/1"
+NUM_CARDS = 52
+
+
+# ------------------------------------------------------------------------------------------
+# 1. Settings
+# ------------------------------------------------------------------------------------------
+
+@dataclass
+class SelfPlayConfig:
+    """Everything that defines a self-play run (saved as ``config.json`` in the run dir)."""
+
+    # length and hardware
+    total_steps: int = 5_000_000      # learner decisions to train on
+    threads: int = 1                  # torch threads
+    device: str = "cpu"               # "cpu" or "cuda"
+    seed: int = 0
+    # game
+    num_players: int = 2
+    target: int = 121
+    reward: str = "mix"               # "win", "points" or "mix" (win + shaping x points)
+    shaping: float = 0.02             # weight of the point differential in "mix"
+    skunks: bool = True               # the win reward counts game points (2 or 3 for skunks)
+    # rollouts
+    n_games: int = 256                # games stepped together
+    n_steps: int = 32                 # engine steps per rollout (one decision per game each)
+    # PPO
+    learning_rate: float = 3e-4
+    n_epochs: int = 2
+    minibatch_size: int = 2048
+    gamma: float = 0.997
+    gae_lambda: float = 0.95
+    clip_range: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    target_kl: float = 0.0            # stop an update's epochs past this KL (0: never)
+    # network
+    policy: str = "cards"             # "mlp" (linear head) or "cards" (per-card head)
+    net_arch: list[int] = field(default_factory=lambda: [256, 256])
+    card_dim: int = 32
+    # opponents
+    self_play_share: float = 0.5      # games where the learner plays every seat
+    snapshot_every: int = 250_000     # learner steps between snapshots added to the pool
+    pool_size: int = 8
+    pool_priority: float = 2.0        # snapshot weight (1 - learner's win rate) ** this
+    # bookkeeping
+    checkpoint_every: int = 250_000
+    eval_every: int = 500_000
+    eval_games: int = 200             # per heuristic, duplicate deals; 0 disables
+    heuristics: list[str] = field(default_factory=lambda: ["greedy", "expert"])
+
+    #: settings that may change when a run is resumed
+    RESUMABLE = ("total_steps", "threads", "device", "checkpoint_every", "eval_every",
+                 "eval_games")
+
+    def __post_init__(self) -> None:
+        if self.reward not in ("win", "points", "mix"):
+            raise ValueError(f"reward must be 'win', 'points' or 'mix', got {self.reward!r}")
+        if self.policy not in ("mlp", "cards"):
+            raise ValueError(f"policy must be 'mlp' or 'cards', got {self.policy!r}")
+        if self.num_players not in (2, 3, 4):
+            raise ValueError(f"num_players must be 2, 3 or 4, got {self.num_players}")
+        if not 0.0 <= self.self_play_share <= 1.0:
+            raise ValueError(f"self_play_share must be in [0, 1], got {self.self_play_share}")
+        for name in ("total_steps", "threads", "n_games", "n_steps", "n_epochs",
+                     "minibatch_size", "snapshot_every", "pool_size", "checkpoint_every",
+                     "eval_every", "card_dim"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
+        if self.eval_games < 0 or self.eval_games % 2:
+            raise ValueError(f"eval_games must be an even number >= 0, got {self.eval_games}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def fingerprint(self) -> str:
+        """A hash of the settings that must not change when a run is resumed."""
+        fixed = {k: v for k, v in self.to_dict().items() if k not in self.RESUMABLE}
+        return hashlib.sha256(json.dumps(fixed, sort_keys=True).encode()).hexdigest()[:16]
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> SelfPlayConfig:
+        unknown = sorted(set(data) - {f.name for f in fields(cls)})
+        if unknown:
+            raise ValueError(f"unknown self-play settings: {', '.join(unknown)}")
+        return cls(**data)
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_dict(), indent=2, sort_keys=True) + "\n")
+
+    @classmethod
+    def load(cls, path: str | Path) -> SelfPlayConfig:
+        return cls.from_dict(json.loads(Path(path).read_text()))
+
+
+# ------------------------------------------------------------------------------------------
+# 2. The network
+# ------------------------------------------------------------------------------------------
+
+def _torch():
+    import torch
+
+    return torch
+
+
+def _mlp(sizes: list[int]):
+    nn = _torch().nn
+    layers: list[Any] = []
+    for a, b in zip(sizes[:-1], sizes[1:]):
+        layers += [_init(nn.Linear(a, b), math.sqrt(2)), nn.ReLU()]
+    return nn.Sequential(*layers)
+
+
+def _init(layer, std: float):
+    nn = _torch().nn
+    nn.init.orthogonal_(layer.weight, std)
+    nn.init.zeros_(layer.bias)
+    return layer
+
+
+def make_network(config: SelfPlayConfig):
+    """The actor-critic of ``config`` (a ``torch.nn.Module``)."""
+    torch = _torch()
+    nn = torch.nn
+
+    class ActorCritic(nn.Module):
+        """Actor: MLP -> 52 logits (linear or per-card head). Critic: its own MLP -> 1."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            sizes = [OBS_SIZE, *config.net_arch]
+            width = sizes[-1]
+            self.actor = _mlp(sizes)
+            self.per_card = config.policy == "cards"
+            if self.per_card:
+                d = config.card_dim
+                self.query = _init(nn.Linear(width, d), 0.01)
+                self.rank = nn.Parameter(torch.randn(13, d) / math.sqrt(d))
+                self.suit = nn.Parameter(torch.randn(4, d) / math.sqrt(d))
+                self.card = nn.Parameter(torch.zeros(NUM_CARDS, d))
+                self.card_bias = nn.Parameter(torch.zeros(NUM_CARDS))
+            else:
+                self.head = _init(nn.Linear(width, NUM_CARDS), 0.01)
+            self.critic = nn.Sequential(_mlp(sizes), _init(nn.Linear(width, 1), 1.0))
+
+        def action_layer(self):
+            """(weight (52, width), bias (52,)) of the actor's last layer."""
+            if not self.per_card:
+                return self.head.weight, self.head.bias
+            emb = self.rank.repeat_interleave(4, 0) + self.suit.repeat(13, 1) + self.card
+            return emb @ self.query.weight, emb @ self.query.bias + self.card_bias
+
+        def logits(self, obs):
+            w, b = self.action_layer()
+            return self.actor(obs) @ w.T + b
+
+        def value(self, obs):
+            return self.critic(obs).squeeze(-1)
+
+    return ActorCritic()
+
+
+def masked_log_probs(logits, mask):
+    """Log-probabilities of the legal cards (illegal ones get -inf-like values, probability 0)."""
+    torch = _torch()
+    return torch.log_softmax(logits.masked_fill(~mask, -1e9), dim=-1)
+
+
+def entropy(logp, mask):
+    torch = _torch()
+    return -(torch.where(mask, logp.exp() * logp, torch.zeros_like(logp))).sum(-1)
+
+
+def export_arrays(net) -> dict[str, np.ndarray]:
+    """The actor as the tensors of an :mod:`agents.ppo` ``mlp`` policy file."""
+    torch = _torch()
+    out: dict[str, np.ndarray] = {}
+    linears = [m for m in net.actor if isinstance(m, torch.nn.Linear)]
+    with torch.no_grad():
+        for i, m in enumerate(linears):
+            out[f"pi.{i}.weight"] = m.weight.detach().cpu().numpy().copy()
+            out[f"pi.{i}.bias"] = m.bias.detach().cpu().numpy().copy()
+        w, b = net.action_layer()
+        out["action.weight"] = w.detach().cpu().numpy().copy()
+        out["action.bias"] = b.detach().cpu().numpy().copy()
+    return out
+
+
+def export_policy(net, path: str | Path, config: SelfPlayConfig, steps: int,
+                  extra: dict[str, Any] | None = None) -> Path:
+    """Write the actor as a weights-only policy file (play it with ``ppo:PATH``)."""
+    from agents.ppo import save_tensors
+
+    meta = {"arch": "mlp", "activation": "relu", "net_arch": config.net_arch,
+            "head": config.policy, "steps": steps, "num_players": config.num_players,
+            "target": config.target, "trainer": "selfplay", "train_config": config.to_dict()}
+    meta.update(extra or {})
+    return save_tensors(path, export_arrays(net), meta)
+
+
+# ------------------------------------------------------------------------------------------
+# 3. Seats as rows: credit assignment and GAE
+# ------------------------------------------------------------------------------------------
+
+class SeatRollout:
+    """Decisions of many rows (row = game x seat), each row's decisions chained in time.
+
+    ``decide`` records one decision for each of some rows (at most one per row per call) and
+    closes the row's previous decision: its reward is what the row earned since, its next value
+    the value of the new one. ``earn`` adds rewards to rows, ``end`` closes rows whose game is
+    over (terminal: no bootstrap). ``take`` returns the closed decisions with their advantages
+    and keeps the open ones (each row's latest) for the next rollout.
+
+    >>> r = SeatRollout(rows=2, obs_size=1)
+    >>> _ = r.decide(np.array([0]), np.zeros((1, 1)), np.ones((1, 52), bool),
+    ...              np.array([3]), np.array([-1.0]), np.array([0.5]))
+    >>> r.earn(np.array([0, 1]), np.array([2.0, -2.0]))
+    >>> r.end(np.array([0, 1]))
+    >>> batch = r.take(gamma=1.0, lam=1.0)
+    >>> batch["returns"].tolist(), batch["advantages"].tolist()
+    ([2.0], [1.5])
+    """
+
+    def __init__(self, rows: int, obs_size: int = OBS_SIZE) -> None:
+        self.rows = rows
+        self.obs_size = obs_size
+        self.open = np.full(rows, -1, np.int64)      # index of the row's open decision
+        self.earned = np.zeros(rows, np.float64)     # reward since the row's open decision
+        self._reset_storage()
+
+    def _reset_storage(self) -> None:
+        self.blocks: list[dict[str, np.ndarray]] = []
+        self.size = 0
+        # closed decisions: index -> (reward, next value, next index or -1, terminal)
+        self.closed_by: dict[int, tuple[float, float, int, bool]] = {}
+
+    def decide(self, rows: np.ndarray, obs: np.ndarray, mask: np.ndarray, actions: np.ndarray,
+               logprobs: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """Record one decision of each row in ``rows``; returns their indices."""
+        n = len(rows)
+        idx = np.arange(self.size, self.size + n)
+        self.blocks.append({"row": rows.astype(np.int64), "obs": obs, "mask": mask,
+                            "action": actions, "logprob": logprobs, "value": values})
+        self.size += n
+        prev = self.open[rows]
+        has = prev >= 0
+        self._close(prev[has], self.earned[rows[has]], values[has], idx[has], done=False)
+        self.earned[rows] = 0.0
+        self.open[rows] = idx
+        return idx
+
+    def earn(self, rows: np.ndarray, rewards: np.ndarray) -> None:
+        """Add rewards earned now by ``rows`` (credited to each row's open decision)."""
+        np.add.at(self.earned, rows, rewards)
+
+    def end(self, rows: np.ndarray) -> None:
+        """The games of ``rows`` are over: close their open decisions as terminal."""
+        prev = self.open[rows]
+        has = prev >= 0
+        n = int(has.sum())
+        self._close(prev[has], self.earned[rows[has]], np.zeros(n), np.full(n, -1), done=True)
+        self.earned[rows] = 0.0
+        self.open[rows] = -1
+
+    def _close(self, idx, reward, next_value, nxt, done: bool) -> None:
+        for i, r, v, j in zip(idx.tolist(), reward.tolist(), next_value.tolist(),
+                              np.asarray(nxt).tolist()):
+            self.closed_by[i] = (r, v, j, done)
+
+    def _column(self, name: str) -> np.ndarray:
+        return np.concatenate([b[name] for b in self.blocks]) if self.blocks else np.zeros(0)
+
+    def take(self, gamma: float, lam: float) -> dict[str, np.ndarray]:
+        """The closed decisions with ``advantages`` and ``returns`` (GAE along each row)."""
+        n = self.size
+        reward = np.zeros(n)
+        next_value = np.zeros(n)
+        nxt = np.full(n, -1, np.int64)
+        done = np.zeros(n, bool)
+        closed = np.zeros(n, bool)
+        for i, (r, v, j, d) in self.closed_by.items():
+            reward[i], next_value[i], nxt[i], done[i], closed[i] = r, v, j, d, True
+        value = self._column("value").astype(np.float64)
+        adv = np.zeros(n)
+        delta = reward + gamma * next_value * ~done - value
+        # a decision's successor comes later, so one backward pass over indices suffices;
+        # an open successor (the rollout's end) contributes nothing beyond its value
+        for i in range(n - 1, -1, -1):
+            if not closed[i]:
+                continue
+            j = nxt[i]
+            carry = adv[j] if j >= 0 and closed[j] else 0.0
+            adv[i] = delta[i] + gamma * lam * carry
+        cols = {name: self._column(name) for name in ("row", "obs", "mask", "action",
+                                                      "logprob", "value")}
+        batch = {k: v[closed] for k, v in cols.items()}
+        batch["advantages"] = adv[closed]
+        batch["returns"] = adv[closed] + value[closed]
+        # keep the open decisions (renumbered) for the next rollout
+        keep = np.flatnonzero(~closed)
+        old_open = self.open.copy()
+        self._reset_storage()
+        if len(keep):
+            self.blocks.append({k: v[keep] for k, v in cols.items()})
+            self.size = len(keep)
+        remap = np.full(n + 1, -1, np.int64)
+        remap[keep] = np.arange(len(keep))
+        self.open = np.where(old_open >= 0, remap[old_open], -1)
+        return batch
+
+    def carried(self) -> int:
+        return self.size
+
+
+# ------------------------------------------------------------------------------------------
+# 4. Opponents: a pool of frozen snapshots
+# ------------------------------------------------------------------------------------------
+
+class SnapshotPool:
+    """Frozen snapshots of the learner (policy files played with numpy), drawn once per game.
+
+    Sampling rule (prioritised fictitious self-play, "hard" weighting): snapshot ``j`` is drawn
+    with probability proportional to ``(1 - w_j) ** priority``, where ``w_j = (wins + 1) /
+    (games + 2)`` is the learner's win rate against it so far (a new snapshot starts at 1/2).
+    The snapshots the learner still loses to are played most; the newest ``size`` are kept.
+
+    >>> pool = SnapshotPool(size=2, priority=2.0)
+    >>> pool.names, pool.wins, pool.games = ["a", "b"], [9.0, 0.0], [10.0, 0.0]
+    >>> [round(float(p), 3) for p in pool.probabilities()]
+    [0.028, 0.972]
+    """
+
+    def __init__(self, size: int, priority: float) -> None:
+        self.size = size
+        self.priority = priority
+        self.names: list[str] = []
+        self.policies: list[Any] = []
+        self.wins: list[float] = []
+        self.games: list[float] = []
+
+    def add(self, path: Path, wins: float = 0.0, games: float = 0.0) -> None:
+        from agents.ppo import load_policy
+
+        self.names.append(path.name)
+        self.policies.append(load_policy(path))
+        self.wins.append(wins)
+        self.games.append(games)
+        while len(self.names) > self.size:
+            for column in (self.names, self.policies, self.wins, self.games):
+                column.pop(0)
+
+    def probabilities(self) -> np.ndarray:
+        w = (np.array(self.wins) + 1) / (np.array(self.games) + 2)
+        weight = (1 - w) ** self.priority + 1e-6
+        return weight / weight.sum()
+
+    def sample(self, rng: np.random.Generator, n: int) -> list[str]:
+        return [self.names[i] for i in rng.choice(len(self.names), n, p=self.probabilities())]
+
+    def record(self, name: str, learner_won: float) -> None:
+        if name in self.names:
+            j = self.names.index(name)
+            self.wins[j] += learner_won
+            self.games[j] += 1
+
+    def policy(self, name: str):
+        return self.policies[self.names.index(name)]
+
+    def state(self) -> list[dict[str, Any]]:
+        return [{"name": n, "wins": w, "games": g}
+                for n, w, g in zip(self.names, self.wins, self.games)]
+
+
+def sample_masked(logits: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One legal card per row, drawn with probabilities softmax(logits) over the legal ones."""
+    gumbel = -np.log(-np.log(rng.random(logits.shape)))
+    return np.argmax(np.where(mask, logits + gumbel, -np.inf), axis=1)
+
+
+# ------------------------------------------------------------------------------------------
+# 5. Rewards
+# ------------------------------------------------------------------------------------------
+
+def seat_sides(rules: Rules) -> np.ndarray:
+    return np.array([rules.side_of(s) for s in range(rules.num_players)])
+
+
+def point_rewards(gains: np.ndarray, sides: np.ndarray) -> np.ndarray:
+    """(games, seats): own side's points minus the mean of the other sides' (zero-sum).
+
+    >>> point_rewards(np.array([[3, 1]]), np.array([0, 1, 0, 1])).tolist()
+    [[2.0, -2.0, 2.0, -2.0]]
+    """
+    total = gains.sum(1, keepdims=True)
+    own = gains[:, sides].astype(np.float64)
+    return own - (total - own) / (gains.shape[1] - 1)
+
+
+def result_rewards(winner: np.ndarray, game_points: np.ndarray, sides: np.ndarray,
+                   num_sides: int) -> np.ndarray:
+    """(games, seats): +game points to the winning side's seats, the loss shared by the others.
+
+    >>> result_rewards(np.array([1]), np.array([2]), np.array([0, 1, 2]), 3).tolist()
+    [[-1.0, 2.0, -1.0]]
+    """
+    won = sides[None, :] == winner[:, None]
+    gp = game_points[:, None].astype(np.float64)
+    return np.where(won, gp, -gp / (num_sides - 1))
+
+
+# ------------------------------------------------------------------------------------------
+# 6. The loop
+# ------------------------------------------------------------------------------------------
+
+class Games:
+    """The batch of games, who controls which seat, and automatic restarts with fresh seeds."""
+
+    def __init__(self, config: SelfPlayConfig, pool: SnapshotPool, rng: np.random.Generator,
+                 first_game: int) -> None:
+        self.config = config
+        self.rules = Rules(num_players=config.num_players, target=config.target)
+        self.sides = seat_sides(self.rules)
+        self.pool = pool
+        self.rng = rng
+        self.started = first_game
+        n, seats = config.n_games, config.num_players
+        self.learner = np.ones((n, seats), bool)   # seats the learner plays
+        self.opponent: list[str | None] = [None] * n  # snapshot playing the other seats
+        self.vg = VectorGame(self.rules, self._seeds(n))
+        self.assign(np.arange(n))
+
+    def _seeds(self, k: int) -> np.ndarray:
+        seeds = self.config.seed * 1_000_000_007 + self.started + np.arange(k)
+        self.started += k
+        return seeds
+
+    def assign(self, idx: np.ndarray) -> None:
+        """Draw who plays each seat of the games ``idx``."""
+        selfplay = self.rng.random(len(idx)) < self.config.self_play_share
+        if not self.pool.names:
+            selfplay[:] = True
+        side = self.rng.integers(0, self.rules.num_sides, len(idx))
+        self.learner[idx] = np.where(selfplay[:, None], True,
+                                     self.sides[None, :] == side[:, None])
+        names = self.pool.sample(self.rng, len(idx)) if self.pool.names else [None] * len(idx)
+        for i, sp, name in zip(idx.tolist(), selfplay.tolist(), names):
+            self.opponent[i] = None if sp else name
+
+    def restart(self, idx: np.ndarray) -> None:
+        self.vg.reset_games(idx, self._seeds(len(idx)))
+        self.assign(idx)
+
+
+def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
+          progress: bool = True, log: Callable[[str], None] = print) -> Path:
+    """Train (or resume) a self-play run in ``run_dir``; returns the final policy file."""
+    torch = _torch()
+    from tqdm import tqdm
+
+    run_dir = Path(run_dir)
+    torch.set_num_threads(config.threads)
+    config, state, ckpt = _open_run(config, run_dir, resume)
+    device = torch.device(config.device)
+    net = make_network(config).to(device)
+    optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate, eps=1e-5)
+    gen = torch.Generator().manual_seed(config.seed)
+    rng = np.random.default_rng(config.seed)
+    pool = SnapshotPool(config.pool_size, config.pool_priority)
+    if ckpt is not None:
+        _restore(ckpt, state, net, optimizer, gen, rng, pool, run_dir)
+        log(f"resumed {run_dir} from {ckpt.name} at step {state['step']:,}")
+    games = Games(config, pool, rng, first_game=state["games_started"])
+    rules, sides, seats = games.rules, games.sides, config.num_players
+    rollout = SeatRollout(config.n_games * seats)
+    writer = _tensorboard(run_dir)
+    stop = {"stop": False}
+
+    def on_signal(signum, frame):  # finish the current update, checkpoint, exit
+        stop["stop"] = True
+
+    old_handlers = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
+    bar = tqdm(total=config.total_steps, initial=min(state["step"], config.total_steps),
+               unit="step", disable=not progress, desc="self-play PPO", smoothing=0.05)
+    started, start_step, start_wall = time.perf_counter(), state["step"], state["wall_s"]
+    game_rows = np.arange(config.n_games)
+    try:
+        while True:
+            step = state["step"]
+            if step >= state["next_snapshot"]:
+                path = run_dir / "pool" / f"snap-{step:09d}.safetensors"
+                export_policy(net, path, config, step)
+                pool.add(path)
+                state["next_snapshot"] = step + config.snapshot_every
+            if config.eval_games and step >= state["next_eval"]:
+                _evaluate(net, config, run_dir, state, writer, step)
+                state["next_eval"] = step + config.eval_every
+            if step >= config.total_steps or stop["stop"]:
+                break
+            if step >= state["next_checkpoint"]:
+                _checkpoint(run_dir, net, optimizer, gen, rng, pool, games, state)
+                state["next_checkpoint"] = step + config.checkpoint_every
+
+            # ---- collect: every seat of every game is a row; rewards go to each seat's
+            # previous decision
+            t0 = time.perf_counter()
+            net.eval()
+            finished = 0
+            vs_pool: list[float] = []
+            for _ in range(config.n_steps):
+                vg = games.vg
+                seat = vg.to_act
+                obs, mask = vg.observe(), vg.legal_mask()
+                rows = game_rows * seats + seat
+                mine = games.learner[game_rows, seat]
+                actions = np.zeros(config.n_games, np.int64)
+                if mine.any():
+                    o = torch.from_numpy(obs[mine]).to(device)
+                    m = torch.from_numpy(mask[mine]).to(device)
+                    with torch.no_grad():
+                        logp = masked_log_probs(net.logits(o), m)
+                        gumbel = -torch.log(-torch.log(
+                            torch.rand(logp.shape, generator=gen).clamp_min(1e-20))).to(device)
+                        a = torch.argmax(logp + gumbel, 1)
+                        v = net.value(o)
+                    a_np = a.cpu().numpy()
+                    actions[mine] = a_np
+                    rollout.decide(rows[mine], obs[mine], mask[mine], a_np,
+                                   logp.gather(1, a[:, None])[:, 0].cpu().numpy(),
+                                   v.cpu().numpy())
+                theirs = np.flatnonzero(~mine)
+                for name in {games.opponent[i] for i in theirs.tolist()}:
+                    sel = theirs[[games.opponent[i] == name for i in theirs.tolist()]]
+                    logits = pool.policy(name).logits(obs[sel])
+                    actions[sel] = sample_masked(logits, mask[sel], rng)
+                before = vg.scores.copy()
+                vg.step(actions)
+                state["engine_steps"] += config.n_games
+                if config.reward != "win":
+                    weight = 1.0 if config.reward == "points" else config.shaping
+                    r = weight * point_rewards(vg.scores - before, sides)
+                    rollout.earn(np.arange(config.n_games * seats), r.ravel())
+                done = np.flatnonzero(vg.done)
+                if done.size:
+                    winner, points = vg.winner[done], vg.game_points[done]
+                    if config.reward != "points":
+                        gp = points if config.skunks else np.ones_like(points)
+                        r = result_rewards(winner, gp, sides, rules.num_sides)
+                        rollout.earn((done[:, None] * seats + np.arange(seats)).ravel(),
+                                     r.ravel())
+                    rollout.end((done[:, None] * seats + np.arange(seats)).ravel())
+                    for i, w in zip(done.tolist(), winner.tolist()):
+                        name = games.opponent[i]
+                        if name is not None:
+                            won = float(games.learner[i, np.flatnonzero(sides == w)[0]])
+                            pool.record(name, won)
+                            vs_pool.append(won)
+                    finished += done.size
+                    games.restart(done)
+            batch = rollout.take(config.gamma, config.gae_lambda)
+            collect_s = time.perf_counter() - t0
+
+            # ---- update: clipped PPO on the closed decisions
+            t1 = time.perf_counter()
+            stats = _update(net, optimizer, batch, config, gen, device)
+            update_s = time.perf_counter() - t1
+            n = len(batch["action"])
+            state["step"] += n
+            state["updates"] += 1
+            bar.update(n)
+            stats.update(step=state["step"], engine_steps=state["engine_steps"],
+                         steps_per_s=n / (collect_s + update_s),
+                         collect_s=collect_s, update_s=update_s, games=finished,
+                         win_vs_pool=float(np.mean(vs_pool)) if vs_pool else float("nan"),
+                         pool=len(pool.names), carried=rollout.carried(),
+                         wall_s=start_wall + time.perf_counter() - started)
+            state["wall_s"] = stats["wall_s"]
+            _log_update(run_dir, writer, stats)
+    finally:
+        bar.close()
+        for s, h in old_handlers.items():
+            signal.signal(s, h)
+    _checkpoint(run_dir, net, optimizer, gen, rng, pool, games, state)
+    elapsed = time.perf_counter() - started
+    speed = (state["step"] - start_step) / elapsed if elapsed > 0 else 0.0
+    final = export_policy(net, run_dir / "policy.safetensors", config, state["step"],
+                          {"steps_per_second": round(speed, 1)})
+    writer.close()
+    _plot(run_dir)
+    log(f"{'stopped' if stop['stop'] else 'finished'} at step {state['step']:,} "
+        f"({speed:,.0f} learner steps/s); policy: {final}")
+    if stop["stop"]:
+        raise KeyboardInterrupt
+    return final
+
+
+def _update(net, optimizer, batch: dict[str, np.ndarray], config: SelfPlayConfig, gen,
+            device) -> dict[str, float]:
+    """``n_epochs`` passes of clipped PPO over shuffled minibatches of ``batch``."""
+    torch = _torch()
+    net.train()
+    t = {k: torch.from_numpy(np.ascontiguousarray(v)).to(device) for k, v in batch.items()
+         if k != "row"}
+    obs, mask, act = t["obs"], t["mask"], t["action"].long()
+    old_logp, adv, ret = t["logprob"].float(), t["advantages"].float(), t["returns"].float()
+    n = len(act)
+    kls, clips, pls, vls, ents = [], [], [], [], []
+    for _epoch in range(config.n_epochs):
+        perm = torch.randperm(n, generator=gen).to(device)
+        for start in range(0, n, config.minibatch_size):
+            mb = perm[start:start + config.minibatch_size]
+            logp_all = masked_log_probs(net.logits(obs[mb]), mask[mb])
+            logp = logp_all.gather(1, act[mb, None])[:, 0]
+            log_ratio = logp - old_logp[mb]
+            ratio = log_ratio.exp()
+            a = adv[mb]
+            a = (a - a.mean()) / (a.std() + 1e-8) if len(mb) > 1 else a
+            pg = torch.max(-a * ratio, -a * ratio.clamp(1 - config.clip_range,
+                                                        1 + config.clip_range)).mean()
+            v_loss = 0.5 * ((net.value(obs[mb]) - ret[mb]) ** 2).mean()
+            ent = entropy(logp_all, mask[mb]).mean()
+            loss = pg - config.ent_coef * ent + config.vf_coef * v_loss
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), config.max_grad_norm)
+            optimizer.step()
+            with torch.no_grad():
+                kls.append(((ratio - 1) - log_ratio).mean().item())
+                clips.append(((ratio - 1).abs() > config.clip_range).float().mean().item())
+            pls.append(pg.item())
+            vls.append(v_loss.item())
+            ents.append(ent.item())
+        if config.target_kl and np.mean(kls[-max(1, n // config.minibatch_size):]) > \
+                config.target_kl:
+            break
+    var = float(np.var(batch["returns"]))
+    resid = float(np.var(batch["returns"] - batch["value"]))
+    return {"policy_loss": float(np.mean(pls)), "value_loss": float(np.mean(vls)),
+            "entropy": float(np.mean(ents)), "approx_kl": float(np.mean(kls)),
+            "clipfrac": float(np.mean(clips)),
+            "explained_variance": 1 - resid / var if var > 0 else float("nan"),
+            "samples": float(n)}
+
+
+# ------------------------------------------------------------------------------------------
+# 7. Bookkeeping: run folder, checkpoints, logs, evaluation
+# ------------------------------------------------------------------------------------------
+
+class CheckpointError(ValueError):
+    """A checkpoint that is missing, corrupt or made with other settings."""
+
+
+def _open_run(config: SelfPlayConfig, run_dir: Path, resume: bool
+              ) -> tuple[SelfPlayConfig, dict[str, Any], Path | None]:
+    config_file = run_dir / "config.json"
+    if not resume:
+        if (run_dir / "checkpoints" / "LATEST").exists():
+            raise CheckpointError(f"{run_dir} already holds a run: pass --resume to continue "
+                                  f"it, or choose another --run-dir")
+        (run_dir / "pool").mkdir(parents=True, exist_ok=True)
+        config.save(config_file)
+        state = {"step": 0, "engine_steps": 0, "updates": 0, "games_started": 0,
+                 "next_snapshot": 0, "next_eval": 0, "next_checkpoint": config.checkpoint_every,
+                 "wall_s": 0.0, "evals": [], "fingerprint": config.fingerprint()}
+        return config, state, None
+    if not config_file.is_file():
+        raise CheckpointError(f"nothing to resume: {config_file} does not exist")
+    saved = SelfPlayConfig.load(config_file)
+    for name in SelfPlayConfig.RESUMABLE:  # the length and hardware may change on resume
+        setattr(saved, name, getattr(config, name))
+    latest = run_dir / "checkpoints" / "LATEST"
+    if not latest.is_file():
+        raise CheckpointError(f"nothing to resume: no checkpoint in {latest.parent}")
+    ckpt = latest.parent / latest.read_text().strip()
+    try:
+        state = json.loads((ckpt / "state.json").read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise CheckpointError(f"checkpoint {ckpt} is unreadable: {exc}") from None
+    if state.pop("format", None) != CHECKPOINT_FORMAT:
+        raise CheckpointError(f"checkpoint {ckpt} is not a {CHECKPOINT_FORMAT} checkpoint")
+    if state["fingerprint"] != saved.fingerprint():
+        raise CheckpointError(f"checkpoint {ckpt} was made with different settings")
+    return saved, state, ckpt
+
+
+def _checkpoint(run_dir: Path, net, optimizer, gen, rng: np.random.Generator,
+                pool: SnapshotPool, games: Games, state: dict[str, Any], keep: int = 2) -> Path:
+    """Write a complete checkpoint folder, then point LATEST at it (both atomic renames).
+
+    The games in flight are not saved: a resumed run starts fresh games (the next seeds)."""
+    torch = _torch()
+    ckdir = run_dir / "checkpoints"
+    ckdir.mkdir(parents=True, exist_ok=True)
+    name = f"step-{state['step']:09d}"
+    tmp = ckdir / (name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir()
+    torch.save({"net": net.state_dict(), "optimizer": optimizer.state_dict(),
+                "torch_gen": gen.get_state()}, tmp / "model.pt")
+    payload = dict(state, format=CHECKPOINT_FORMAT, games_started=games.started,
+                   pool=pool.state(), numpy_rng=rng.bit_generator.state)
+    (tmp / "state.json").write_text(json.dumps(payload))
+    final = ckdir / name
+    shutil.rmtree(final, ignore_errors=True)
+    os.replace(tmp, final)
+    (ckdir / "LATEST.tmp").write_text(name + "\n")
+    os.replace(ckdir / "LATEST.tmp", ckdir / "LATEST")
+    old = sorted(p for p in ckdir.glob("step-*") if p.is_dir() and not p.name.endswith(".tmp"))
+    for p in old[:-keep]:
+        shutil.rmtree(p, ignore_errors=True)
+    return final
+
+
+def _restore(ckpt: Path, state: dict[str, Any], net, optimizer, gen,
+             rng: np.random.Generator, pool: SnapshotPool, run_dir: Path) -> None:
+    torch = _torch()
+    try:
+        saved = torch.load(ckpt / "model.pt", map_location="cpu", weights_only=True)
+    except Exception as exc:  # damaged archive
+        raise CheckpointError(f"{ckpt / 'model.pt'} cannot be loaded: {exc}") from None
+    net.load_state_dict(saved["net"])
+    optimizer.load_state_dict(saved["optimizer"])
+    gen.set_state(saved["torch_gen"])
+    rng.bit_generator.state = state.pop("numpy_rng")
+    for entry in state.pop("pool"):
+        path = run_dir / "pool" / entry["name"]
+        if not path.is_file():
+            raise CheckpointError(f"checkpoint {ckpt.name} names {path}, which is missing")
+        pool.add(path, entry["wins"], entry["games"])
+
+
+def _tensorboard(run_dir: Path):
+    try:
+        from torch.utils.tensorboard import SummaryWriter
+    except ImportError:  # pragma: no cover - tensorboard is optional
+        return None
+    return SummaryWriter(str(run_dir / "logs"))
+
+
+def _append_csv(path: Path, row: dict[str, Any]) -> None:
+    new = not path.exists()
+    with path.open("a", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(row))
+        if new:
+            writer.writeheader()
+        writer.writerow(row)
+
+
+def _log_update(run_dir: Path, writer, stats: dict[str, float]) -> None:
+    _append_csv(run_dir / "logs" / "progress.csv",
+                {k: (round(v, 6) if isinstance(v, float) else v) for k, v in stats.items()})
+    if writer is not None:
+        for k, v in stats.items():
+            if k != "step":
+                writer.add_scalar(f"train/{k}", v, stats["step"])
+
+
+def learner_agent(net, config: SelfPlayConfig, path: Path):
+    """The learner as a ``ppo:PATH`` agent (greedy over its logits), via its exported file."""
+    from agents.ppo import PPOAgent
+
+    export_policy(net, path, config, 0)
+    return PPOAgent(path)
+
+
+def _evaluate(net, config: SelfPlayConfig, run_dir: Path, state: dict[str, Any], writer,
+              step: int) -> None:
+    """Duplicate-deal games against each heuristic bot, win rate with a 95% interval."""
+    from train.ppo import evaluate
+
+    if config.num_players != 2:
+        return  # the duplicate evaluation plays 2-player games
+    agent = learner_agent(net, config, run_dir / "pool" / "learner-eval.safetensors")
+    row: dict[str, Any] = {"step": step, "wall_s": round(state["wall_s"], 1)}
+    for spec in config.heuristics:
+        res = evaluate(agent, spec, config.eval_games, seed=10_000_000, target=config.target)
+        for key in ("win_rate", "win_lo", "win_hi", "net_points"):
+            row[f"{spec}_{key}"] = round(res[key], 4)
+            if writer is not None:
+                writer.add_scalar(f"eval/{spec}_{key}", res[key], step)
+    state["evals"].append(row)
+    _append_csv(run_dir / "eval.csv", row)
+
+
+def _plot(run_dir: Path) -> None:
+    from train.ppo import plot_learning_curve
+
+    plot_learning_curve(run_dir)
