@@ -382,7 +382,7 @@ class SnapshotPool:
     >>> pool = SnapshotPool(size=2, priority=2.0)
     >>> pool.names, pool.wins, pool.games = ["a", "b"], [9.0, 0.0], [10.0, 0.0]
     >>> [round(float(p), 3) for p in pool.probabilities()]
-    [0.028, 0.972]
+    [0.1, 0.9]
     """
 
     def __init__(self, size: int, priority: float) -> None:
@@ -481,6 +481,7 @@ class Games:
         n, seats = config.n_games, config.num_players
         self.learner = np.ones((n, seats), bool)   # seats the learner plays
         self.opponent: list[str | None] = [None] * n  # snapshot playing the other seats
+        self.policies: dict[str, Any] = {}  # the snapshots in play (kept if the pool drops one)
         self.vg = VectorGame(self.rules, self._seeds(n))
         self.assign(np.arange(n))
 
@@ -500,6 +501,10 @@ class Games:
         names = self.pool.sample(self.rng, len(idx)) if self.pool.names else [None] * len(idx)
         for i, sp, name in zip(idx.tolist(), selfplay.tolist(), names):
             self.opponent[i] = None if sp else name
+            if not sp and name not in self.policies:
+                self.policies[name] = self.pool.policy(name)
+        in_play = set(self.opponent)
+        self.policies = {k: v for k, v in self.policies.items() if k in in_play}
 
     def restart(self, idx: np.ndarray) -> None:
         self.vg.reset_games(idx, self._seeds(len(idx)))
@@ -516,6 +521,7 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
     torch.set_num_threads(config.threads)
     config, state, ckpt = _open_run(config, run_dir, resume)
     device = torch.device(config.device)
+    torch.manual_seed(config.seed)
     net = make_network(config).to(device)
     optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate, eps=1e-5)
     gen = torch.Generator().manual_seed(config.seed)
@@ -523,6 +529,8 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
     pool = SnapshotPool(config.pool_size, config.pool_priority)
     if ckpt is not None:
         _restore(ckpt, state, net, optimizer, gen, rng, pool, run_dir)
+        for name in ("logs/progress.csv", "eval.csv"):  # drop what came after the checkpoint
+            _truncate_csv(run_dir / name, state["step"])
         log(f"resumed {run_dir} from {ckpt.name} at step {state['step']:,}")
     games = Games(config, pool, rng, first_game=state["games_started"])
     rules, sides, seats = games.rules, games.sides, config.num_players
@@ -552,8 +560,12 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
             if step >= config.total_steps or stop["stop"]:
                 break
             if step >= state["next_checkpoint"]:
-                _checkpoint(run_dir, net, optimizer, gen, rng, pool, games, state)
+                # the games restart after a checkpoint, so a resumed run continues exactly
+                # as this one does
                 state["next_checkpoint"] = step + config.checkpoint_every
+                _checkpoint(run_dir, net, optimizer, gen, rng, pool, games, state)
+                games = Games(config, pool, rng, first_game=games.started)
+                rollout = SeatRollout(config.n_games * seats)
 
             # ---- collect: every seat of every game is a row; rewards go to each seat's
             # previous decision
@@ -567,6 +579,8 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
                 obs, mask = vg.observe(), vg.legal_mask()
                 rows = game_rows * seats + seat
                 mine = games.learner[game_rows, seat]
+                if not mask.any(1).all():
+                    raise RuntimeError("the engine asked a seat to act with no legal card")
                 actions = np.zeros(config.n_games, np.int64)
                 if mine.any():
                     o = torch.from_numpy(obs[mine]).to(device)
@@ -583,9 +597,9 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
                                    logp.gather(1, a[:, None])[:, 0].cpu().numpy(),
                                    v.cpu().numpy())
                 theirs = np.flatnonzero(~mine)
-                for name in {games.opponent[i] for i in theirs.tolist()}:
+                for name in sorted({games.opponent[i] for i in theirs.tolist()}):
                     sel = theirs[[games.opponent[i] == name for i in theirs.tolist()]]
-                    logits = pool.policy(name).logits(obs[sel])
+                    logits = games.policies[name].logits(obs[sel])
                     actions[sel] = sample_masked(logits, mask[sel], rng)
                 before = vg.scores.copy()
                 vg.step(actions)
@@ -741,7 +755,8 @@ def _checkpoint(run_dir: Path, net, optimizer, gen, rng: np.random.Generator,
                 pool: SnapshotPool, games: Games, state: dict[str, Any], keep: int = 2) -> Path:
     """Write a complete checkpoint folder, then point LATEST at it (both atomic renames).
 
-    The games in flight are not saved: a resumed run starts fresh games (the next seeds)."""
+    The games in flight are not saved: the run (and a resumed one) starts fresh games with
+    the next seeds."""
     torch = _torch()
     ckdir = run_dir / "checkpoints"
     ckdir.mkdir(parents=True, exist_ok=True)
@@ -798,6 +813,17 @@ def _append_csv(path: Path, row: dict[str, Any]) -> None:
         if new:
             writer.writeheader()
         writer.writerow(row)
+
+
+def _truncate_csv(path: Path, step: int) -> None:
+    """Keep the rows of ``path`` logged at or before ``step`` (a resumed run logs the rest)."""
+    if not path.exists():
+        return
+    with path.open(newline="") as f:
+        rows = list(csv.reader(f))
+    keep = [rows[0]] + [r for r in rows[1:] if int(r[rows[0].index("step")]) <= step]
+    with path.open("w", newline="") as f:
+        csv.writer(f).writerows(keep)
 
 
 def _log_update(run_dir: Path, writer, stats: dict[str, float]) -> None:
