@@ -77,7 +77,7 @@ import signal
 import sqlite3
 import sys
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -311,10 +311,17 @@ def _check_games(games_per_pair: int) -> None:
                          f"twice, seats swapped), got {games_per_pair!r}")
 
 
-def _play_task(task: GameTask, rules: Rules) -> dict[str, Any]:
+def play_task(task: GameTask, rules: Rules,
+              make: Callable[[AgentSpec, int], Any] | None = None) -> dict[str, Any]:
+    """Play one game of the schedule; the row the results database stores for it.
+
+    ``make(entrant, seed)`` builds a seat's agent (default: ``make_agent(entrant.spec,
+    seed=seed)``); the seed is :func:`agent_seed` of the game and seat.
+    """
     seats = task.seats
-    bots = [make_agent(s.spec, seed=agent_seed(task.game_seed, seat))
-            for seat, s in enumerate(seats)]
+    if make is None:
+        make = _make_entrant
+    bots = [make(s, agent_seed(task.game_seed, seat)) for seat, s in enumerate(seats)]
     result = play_game(bots, rules, seed=task.game_seed, first_dealer=task.first_dealer,
                        names=[s.label for s in seats])
     winner_seat = result.winner
@@ -334,9 +341,13 @@ def _play_task(task: GameTask, rules: Rules) -> dict[str, Any]:
     }
 
 
+def _make_entrant(entrant: AgentSpec, seed: int) -> Any:
+    return make_agent(entrant.spec, seed=seed)
+
+
 def _play_chunk(tasks: list[GameTask], rules_dict: dict[str, Any]) -> list[dict[str, Any]]:
     rules = Rules(**rules_dict)
-    return [_play_task(t, rules) for t in tasks]
+    return [play_task(t, rules) for t in tasks]
 
 
 def _init_worker() -> None:
@@ -707,8 +718,66 @@ def _anchor(ratings: np.ndarray, anchor_idx: int | None) -> np.ndarray:
     return ratings - ratings[..., anchor_idx:anchor_idx + 1]
 
 
-_ROW_FIELDS = ("agent_a", "agent_b", "deal", "seating", "winner_seat", "game_points", "hands",
+ROW_FIELDS = ("agent_a", "agent_b", "deal", "seating", "winner_seat", "game_points", "hands",
                "peg0", "peg1", "hand0", "hand1", "crib0", "crib1")
+
+
+def pair_stats(agent_a: str, agent_b: str, rows: Sequence[tuple],
+               confidence: float = 0.95) -> PairStats:
+    """The statistics of pair (A, B) from its games, over duplicate units.
+
+    ``rows``: the pair's games as tuples of :data:`ROW_FIELDS` (see :func:`play_task`).
+    """
+    return _pair_units(agent_a, agent_b, rows, confidence)[0]
+
+
+def _pair_units(a: str, b: str, prow: Sequence[tuple], confidence: float
+                ) -> tuple[PairStats, np.ndarray, np.ndarray]:
+    """:func:`pair_stats`, and A's and B's wins per duplicate unit (for the ratings)."""
+    deals = sorted({r[2] for r in prow})
+    uidx = {d: k for k, d in enumerate(deals)}
+    m = len(deals)
+    games_u = np.zeros(m)
+    hands_u = np.zeros(m)
+    wins_a_u = np.zeros(m)
+    wins_b_u = np.zeros(m)
+    net_u = np.zeros(m)
+    pts = {who: {bk: np.zeros(m) for bk in BUCKETS} for who in (a, b)}
+    skunks = {a: 0, b: 0}
+    for r in prow:
+        (_, _, deal, seating, wseat, gp, hands, p0, p1, h0, h1, c0, c1) = r
+        u = uidx[deal]
+        a_seat = seating            # seating 0: A in seat 0; seating 1: A in seat 1
+        games_u[u] += 1
+        hands_u[u] += hands
+        split = {0: (p0, h0, c0), 1: (p1, h1, c1)}
+        for who, seat in ((a, a_seat), (b, 1 - a_seat)):
+            peg, hnd, crb = split[seat]
+            d = pts[who]
+            d["pegging"][u] += peg
+            d["hand"][u] += hnd
+            d["crib"][u] += crb
+            d["total"][u] += peg + hnd + crb
+        if wseat is not None:
+            winner = a if wseat == a_seat else b
+            if winner == a:
+                wins_a_u[u] += 1
+                net_u[u] += gp
+            else:
+                wins_b_u[u] += 1
+                net_u[u] -= gp
+            if gp >= 2:
+                skunks[winner] += 1
+    games = int(games_u.sum())
+    per_hand = {who: {bk: ratio_estimate(pts[who][bk], hands_u, confidence)
+                      for bk in BUCKETS} for who in (a, b)}
+    stats = PairStats(
+        agent_a=a, agent_b=b, games=games, units=m, wins_a=int(wins_a_u.sum()),
+        wins_b=int(wins_b_u.sum()), skunks_a=skunks[a], skunks_b=skunks[b],
+        mean_hands=float(hands_u.sum() / games) if games else math.nan,
+        win_rate_a=proportion_estimate(wins_a_u, games_u, confidence),
+        net_points_a=ratio_estimate(net_u, games_u, confidence), per_hand=per_hand)
+    return stats, wins_a_u, wins_b_u
 
 
 def _compute_report(rows: list[tuple], config: dict[str, Any], *, confidence: float,
@@ -734,50 +803,9 @@ def _compute_report(rows: list[tuple], config: dict[str, Any], *, confidence: fl
     wins_total = np.zeros(n, int)
     for i, j in itertools.combinations(range(n), 2):
         a, b = labels[i], labels[j]
-        prow = by_pair.get((a, b), [])
-        deals = sorted({r[2] for r in prow})
-        uidx = {d: k for k, d in enumerate(deals)}
-        m = len(deals)
-        games_u = np.zeros(m)
-        hands_u = np.zeros(m)
-        wins_a_u = np.zeros(m)
-        wins_b_u = np.zeros(m)
-        net_u = np.zeros(m)
-        pts = {who: {bk: np.zeros(m) for bk in BUCKETS} for who in (a, b)}
-        skunks = {a: 0, b: 0}
-        for r in prow:
-            (_, _, deal, seating, wseat, gp, hands, p0, p1, h0, h1, c0, c1) = r
-            u = uidx[deal]
-            a_seat = seating            # seating 0: A in seat 0; seating 1: A in seat 1
-            games_u[u] += 1
-            hands_u[u] += hands
-            split = {0: (p0, h0, c0), 1: (p1, h1, c1)}
-            for who, seat in ((a, a_seat), (b, 1 - a_seat)):
-                peg, hnd, crb = split[seat]
-                d = pts[who]
-                d["pegging"][u] += peg
-                d["hand"][u] += hnd
-                d["crib"][u] += crb
-                d["total"][u] += peg + hnd + crb
-            if wseat is not None:
-                winner = a if wseat == a_seat else b
-                if winner == a:
-                    wins_a_u[u] += 1
-                    net_u[u] += gp
-                else:
-                    wins_b_u[u] += 1
-                    net_u[u] -= gp
-                if gp >= 2:
-                    skunks[winner] += 1
-        games = int(games_u.sum())
-        per_hand = {who: {bk: ratio_estimate(pts[who][bk], hands_u, confidence)
-                          for bk in BUCKETS} for who in (a, b)}
-        pairs_out.append(PairStats(
-            agent_a=a, agent_b=b, games=games, units=m, wins_a=int(wins_a_u.sum()),
-            wins_b=int(wins_b_u.sum()), skunks_a=skunks[a], skunks_b=skunks[b],
-            mean_hands=float(hands_u.sum() / games) if games else math.nan,
-            win_rate_a=proportion_estimate(wins_a_u, games_u, confidence),
-            net_points_a=ratio_estimate(net_u, games_u, confidence), per_hand=per_hand))
+        stats, wins_a_u, wins_b_u = _pair_units(a, b, by_pair.get((a, b), []), confidence)
+        pairs_out.append(stats)
+        games = stats.games
         unit_wins.append((i, j, wins_a_u, wins_b_u))
         games_played[[i, j]] += games
         wins_total[i] += int(wins_a_u.sum())
@@ -856,7 +884,7 @@ def load_report(db_path: str | os.PathLike[str], *, confidence: float = 0.95,
         config = _stored_config(conn)
         if config is None:
             raise ValueError(f"{db_path} holds no tournament")
-        rows = conn.execute(f"SELECT {', '.join(_ROW_FIELDS)} FROM games "
+        rows = conn.execute(f"SELECT {', '.join(ROW_FIELDS)} FROM games "
                             "ORDER BY agent_a, agent_b, deal, seating").fetchall()
     finally:
         conn.close()
@@ -932,7 +960,7 @@ def run_tournament(agent_specs: Sequence[str], games_per_pair: int, workers: int
         finally:
             bar.close()
         elapsed = time.perf_counter() - t0
-        rows = conn.execute(f"SELECT {', '.join(_ROW_FIELDS)} FROM games "
+        rows = conn.execute(f"SELECT {', '.join(ROW_FIELDS)} FROM games "
                             "ORDER BY agent_a, agent_b, deal, seating").fetchall()
     finally:
         conn.close()

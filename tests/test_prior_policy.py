@@ -23,7 +23,7 @@ from agents.ppo import (  # noqa: E402
 from cribenv.game import Game, Phase, Rules  # noqa: E402
 from cribenv.observation import OBS_SIZE, decode, encode_game  # noqa: E402
 from train.config import TrainConfig  # noqa: E402
-from train.ppo import train  # noqa: E402
+from train.sb3_trainer import train  # noqa: E402
 
 
 def decisions(games: int, seed: int = 0, num_players: int = 2):
@@ -95,13 +95,14 @@ def test_features_are_a_function_of_the_observation():
 
 
 def _model(beta: float = 3.0, card_arch_override: list[int] | None = None, **kw):
-    from train.ppo import OpponentPool, _make_vec_env, _new_model
+    from train.pool import OpponentPool
+    from train.sb3_trainer import make_vec_env, new_model
 
     config = TrainConfig(policy="expert-prior", n_envs=1, n_steps=32, batch_size=32,
                          heuristics=["random"], eval_games=0, threads=1, beta=beta,
                          card_arch=card_arch_override or [8], net_arch=[16], **kw)
-    env = _make_vec_env(config, OpponentPool(config, seed=0), seed=0)
-    return config, _new_model(config, env)
+    env = make_vec_env(config, OpponentPool(config, seed=0), seed=0)
+    return config, new_model(config, env)
 
 
 def test_untrained_torch_policy_plays_the_experts_card():
@@ -116,7 +117,7 @@ def test_untrained_torch_policy_plays_the_experts_card():
 
 
 def test_exported_file_matches_the_torch_logits(tmp_path):
-    from train.ppo import export_policy
+    from train.export import export_policy
 
     config, model = _model(beta=1.5)
     with torch.no_grad():   # make the card network non-trivial
@@ -196,7 +197,7 @@ def test_tiny_expert_prior_run_resumes_and_plays(tmp_path):
 
 
 def test_init_policy_copies_the_card_network(tmp_path):
-    from train.ppo import export_policy
+    from train.export import export_policy
 
     config, model = _model(beta=1.5)
     with torch.no_grad():

@@ -18,8 +18,9 @@ pytest.importorskip("sb3_contrib")
 from agents import make_agent  # noqa: E402
 from cribenv.game import Game, Rules  # noqa: E402
 from cribenv.observation import OBS_SIZE, encode  # noqa: E402
+from train.checkpoints import CheckpointError  # noqa: E402
 from train.config import TrainConfig  # noqa: E402
-from train.ppo import CheckpointError, train  # noqa: E402
+from train.sb3_trainer import train  # noqa: E402
 
 TINY = dict(n_envs=2, n_steps=64, batch_size=64, n_epochs=1, net_arch=[16], threads=1,
             heuristics=["random"], eval_games=2, eval_every=256, snapshot_every=256,
@@ -124,7 +125,8 @@ def test_config_validation():
 
 def test_imitation_data_and_warm_start(tmp_path):
     from train.imitation import collect, pretrain
-    from train.ppo import OpponentPool, _make_vec_env, _new_model
+    from train.pool import OpponentPool
+    from train.sb3_trainer import make_vec_env, new_model
 
     data = collect(6, teacher="greedy", seed=3, shaping=0.01, gamma=1.0)
     assert len(data) > 100 and data.obs.shape == (len(data), OBS_SIZE)
@@ -134,7 +136,7 @@ def test_imitation_data_and_warm_start(tmp_path):
     plain = collect(2, teacher="greedy", seed=3)
     assert set(np.unique(plain.returns)) <= {-1.0, 1.0}
     cfg = tiny_config(net_arch=[64])
-    model = _new_model(cfg, _make_vec_env(cfg, OpponentPool(cfg, 0), seed=0))
+    model = new_model(cfg, make_vec_env(cfg, OpponentPool(cfg, 0), seed=0))
     first = pretrain(model, data, epochs=1, lr=1e-3, log=lambda s: None)
     later = pretrain(model, data, epochs=15, lr=1e-3, log=lambda s: None)
     assert later["accuracy"] > first["accuracy"] + 0.1
@@ -147,3 +149,18 @@ def test_run_with_warm_start(tmp_path):
           tmp_path / "run", progress=False, log=logs.append)
     assert any("imitating expert: 4 games" in line for line in logs)
     assert any("imitation epoch 2/2" in line for line in logs)
+
+
+def test_evaluation_is_a_tournament_pair():
+    """The evaluation plays the tournament's duplicate deals: same games, same statistics."""
+    from agents.tournament import run_tournament
+    from train.evaluation import evaluate
+
+    res = evaluate(make_agent("greedy"), "random", games=6, seed=5, target=61)
+    report = run_tournament(["learner=greedy", "random"], 6, db_path=":memory:", seed=5,
+                            rules=Rules(target=61), progress=False, bootstrap=0)
+    pair = report.pair("learner", "random")
+    assert res["games"] == pair.games == 6
+    assert (res["win_rate"], res["win_lo"], res["win_hi"]) == (
+        pair.win_rate_a.value, pair.win_rate_a.low, pair.win_rate_a.high)
+    assert res["net_points"] == pair.net_points_a.value

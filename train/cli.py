@@ -59,7 +59,7 @@ def build_config(args: argparse.Namespace) -> TrainConfig:
 
 
 def run(args: argparse.Namespace) -> int:
-    from train.ppo import train
+    from train.sb3_trainer import train
 
     config = build_config(args)
     try:

@@ -1,0 +1,45 @@
+"""``learning_curve.png`` of a run: its evaluation history (``eval.csv``) as a plot."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+
+
+def plot_learning_curve(run_dir: str | Path) -> Path | None:
+    """learning_curve.png from eval.csv: win rate (95% CI) against each heuristic."""
+    run_dir = Path(run_dir)
+    path = run_dir / "eval.csv"
+    if not path.exists():
+        return None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    with path.open() as f:
+        rows = list(csv.DictReader(f))
+    if not rows:
+        return None
+    steps = [int(r["step"]) for r in rows]
+    fig, ax = plt.subplots(figsize=(7, 4))
+    specs = sorted({k[: -len("_win_rate")] for k in rows[0] if k.endswith("_win_rate")})
+    for spec in specs:
+        p = np.array([float(r[f"{spec}_win_rate"]) for r in rows])
+        lo = np.array([float(r[f"{spec}_win_lo"]) for r in rows])
+        hi = np.array([float(r[f"{spec}_win_hi"]) for r in rows])
+        ax.plot(steps, p, marker="o", label=f"vs {spec}")
+        ax.fill_between(steps, lo, hi, alpha=0.2)
+    ax.axhline(0.5, color="grey", lw=0.8, ls="--")
+    ax.set_xlabel("learner steps")
+    ax.set_ylabel("win rate (95% CI)")
+    ax.set_ylim(0, 1)
+    ax.set_title("Self-play PPO: evaluation against the heuristic bots")
+    ax.legend()
+    fig.tight_layout()
+    out = run_dir / "learning_curve.png"
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+    return out
