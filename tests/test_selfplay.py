@@ -167,11 +167,13 @@ def test_sigkill_then_resume_continues_exactly(tmp_path):
     train(tiny(total_steps=total), straight, progress=False, log=lambda s: None)
 
     run = tmp_path / "killed"
-    code = ("import sys; from train.selfplay import train, SelfPlayConfig as C; "
-            f"train(C(**{{**{TINY!r}, 'total_steps': {total}}}), sys.argv[1], progress=False)")
+    cmd = [sys.executable, "-m", "cribenv.cli", "train", "--run-dir", str(run),
+           "--total-steps", str(total), "--no-progress"]
+    for key, value in TINY.items():
+        flag = "--" + key.replace("_", "-")
+        cmd += [flag, *map(str, value)] if isinstance(value, list) else [flag, str(value)]
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
-    proc = subprocess.Popen([sys.executable, "-c", code, str(run)], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     latest = run / "checkpoints" / "LATEST"
     deadline = time.time() + 120
     while time.time() < deadline and proc.poll() is None:
@@ -204,7 +206,7 @@ def test_bad_resumes_give_clear_errors(tmp_path):
         train(tiny(total_steps=512), run, resume=True, progress=False)
     (run / "config.json").write_text(json.dumps(cfg))
     name = (run / "checkpoints" / "LATEST").read_text().strip()
-    (run / "checkpoints" / name / "model.pt").write_bytes(b"garbage")
+    (run / "checkpoints" / name / "model.zip").write_bytes(b"garbage")
     with pytest.raises(CheckpointError, match="cannot be loaded"):
         train(tiny(total_steps=512), run, resume=True, progress=False)
     (run / "checkpoints" / name / "state.json").write_text("{not json")

@@ -33,26 +33,28 @@ import csv
 import hashlib
 import json
 import math
-import os
-import shutil
 import signal
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
 from cribenv.game import Rules
 from cribenv.observation import OBS_SIZE
+from train.checkpoints import CHECKPOINT_FORMAT, CheckpointError, save_checkpoint
+from train.evaluation import append_csv, evaluation_row
+from train.learning_curve import plot_learning_curve
 
 try:  # the compiled batched engine; the stand-in until it is merged
     from cribenv.vector import VectorGame
 except ImportError:  # pragma: no cover
     from train.vector_standin import VectorGame
 
-CHECKPOINT_FORMAT = "cribenv-selfplay/1"
+TRAINER = "selfplay"   # named in checkpoints (the SB3 trainer's have another layout)
 NUM_CARDS = 52
 
 
@@ -146,6 +148,34 @@ class SelfPlayConfig:
     @classmethod
     def load(cls, path: str | Path) -> SelfPlayConfig:
         return cls.from_dict(json.loads(Path(path).read_text()))
+
+
+# One line of help per setting (``cribenv train --help``).
+HELP: dict[str, str] = {
+    "total_steps": "learner decisions to train on",
+    "threads": "torch threads",
+    "device": "'cpu' or 'cuda'",
+    "reward": "'win' (+game points / -game points at the end), 'points' (point differential "
+              "per decision) or 'mix' (win + shaping x points)",
+    "shaping": "weight of the point differential in reward 'mix' (sb3: with reward 'win')",
+    "skunks": "the win reward counts game points (2 or 3 for skunks)",
+    "n_games": "games stepped together",
+    "n_steps": "engine steps per rollout (selfplay: one decision per game each; sb3: per env)",
+    "n_epochs": "PPO epochs per update",
+    "minibatch_size": "PPO minibatch size (decisions)",
+    "max_grad_norm": "gradient norm clip",
+    "policy": "network: selfplay 'mlp' or 'cards' (per-card head); sb3 'mlp' or "
+              "'expert-prior'",
+    "net_arch": "hidden layer sizes (actor and critic)",
+    "card_dim": "size of the card embeddings of the per-card head",
+    "self_play_share": "share of games where the learner plays every seat (the rest: "
+                       "against pool snapshots)",
+    "snapshot_every": "learner steps between snapshots added to the pool",
+    "pool_size": "snapshots kept in the pool",
+    "pool_priority": "snapshot j drawn with weight (1 - learner's win rate against j) ** this",
+    "eval_games": "evaluation games per heuristic (duplicate deals), 0 disables",
+    "heuristics": "heuristic bots of the evaluation",
+}
 
 
 # ------------------------------------------------------------------------------------------
@@ -654,7 +684,7 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
     final = export_policy(net, run_dir / "policy.safetensors", config, state["step"],
                           {"steps_per_second": round(speed, 1)})
     writer.close()
-    _plot(run_dir)
+    plot_learning_curve(run_dir)
     log(f"{'stopped' if stop['stop'] else 'finished'} at step {state['step']:,} "
         f"({speed:,.0f} learner steps/s); policy: {final}")
     if stop["stop"]:
@@ -714,10 +744,6 @@ def _update(net, optimizer, batch: dict[str, np.ndarray], config: SelfPlayConfig
 # 7. Bookkeeping: run folder, checkpoints, logs, evaluation
 # ------------------------------------------------------------------------------------------
 
-class CheckpointError(ValueError):
-    """A checkpoint that is missing, corrupt or made with other settings."""
-
-
 def _open_run(config: SelfPlayConfig, run_dir: Path, resume: bool
               ) -> tuple[SelfPlayConfig, dict[str, Any], Path | None]:
     config_file = run_dir / "config.json"
@@ -733,7 +759,11 @@ def _open_run(config: SelfPlayConfig, run_dir: Path, resume: bool
         return config, state, None
     if not config_file.is_file():
         raise CheckpointError(f"nothing to resume: {config_file} does not exist")
-    saved = SelfPlayConfig.load(config_file)
+    try:
+        saved = SelfPlayConfig.load(config_file)
+    except (ValueError, TypeError) as exc:
+        raise CheckpointError(f"{config_file} is not a self-play run's settings ({exc}); "
+                              f"was it made with --backend sb3?") from None
     for name in SelfPlayConfig.RESUMABLE:  # the length and hardware may change on resume
         setattr(saved, name, getattr(config, name))
     latest = run_dir / "checkpoints" / "LATEST"
@@ -744,53 +774,44 @@ def _open_run(config: SelfPlayConfig, run_dir: Path, resume: bool
         state = json.loads((ckpt / "state.json").read_text())
     except (OSError, json.JSONDecodeError) as exc:
         raise CheckpointError(f"checkpoint {ckpt} is unreadable: {exc}") from None
-    if state.pop("format", None) != CHECKPOINT_FORMAT:
-        raise CheckpointError(f"checkpoint {ckpt} is not a {CHECKPOINT_FORMAT} checkpoint")
+    if state.pop("format", None) != CHECKPOINT_FORMAT or state.get("trainer") != TRAINER:
+        raise CheckpointError(f"checkpoint {ckpt} is not a self-play checkpoint")
     if state["fingerprint"] != saved.fingerprint():
         raise CheckpointError(f"checkpoint {ckpt} was made with different settings")
     return saved, state, ckpt
 
 
 def _checkpoint(run_dir: Path, net, optimizer, gen, rng: np.random.Generator,
-                pool: SnapshotPool, games: Games, state: dict[str, Any], keep: int = 2) -> Path:
-    """Write a complete checkpoint folder, then point LATEST at it (both atomic renames).
+                pool: SnapshotPool, games: Games, state: dict[str, Any]) -> Path:
+    """A complete checkpoint (atomic, via :func:`train.checkpoints.save_checkpoint`):
+    ``model.zip`` is the torch archive of the network, optimiser and sampling generator.
 
     The games in flight are not saved: the run (and a resumed one) starts fresh games with
     the next seeds."""
     torch = _torch()
-    ckdir = run_dir / "checkpoints"
-    ckdir.mkdir(parents=True, exist_ok=True)
-    name = f"step-{state['step']:09d}"
-    tmp = ckdir / (name + ".tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir()
-    torch.save({"net": net.state_dict(), "optimizer": optimizer.state_dict(),
-                "torch_gen": gen.get_state()}, tmp / "model.pt")
-    payload = dict(state, format=CHECKPOINT_FORMAT, games_started=games.started,
-                   pool=pool.state(), numpy_rng=rng.bit_generator.state)
-    (tmp / "state.json").write_text(json.dumps(payload))
-    final = ckdir / name
-    shutil.rmtree(final, ignore_errors=True)
-    os.replace(tmp, final)
-    (ckdir / "LATEST.tmp").write_text(name + "\n")
-    os.replace(ckdir / "LATEST.tmp", ckdir / "LATEST")
-    old = sorted(p for p in ckdir.glob("step-*") if p.is_dir() and not p.name.endswith(".tmp"))
-    for p in old[:-keep]:
-        shutil.rmtree(p, ignore_errors=True)
-    return final
+
+    class Archive:
+        def save(self, path: Path) -> None:
+            torch.save({"net": net.state_dict(), "optimizer": optimizer.state_dict(),
+                        "torch_gen": gen.get_state()}, path)
+
+    payload = dict(state, trainer=TRAINER, games_started=games.started, pool=pool.state(),
+                   numpy_rng=rng.bit_generator.state)
+    return save_checkpoint(run_dir, Archive(), SimpleNamespace(**payload))
 
 
 def _restore(ckpt: Path, state: dict[str, Any], net, optimizer, gen,
              rng: np.random.Generator, pool: SnapshotPool, run_dir: Path) -> None:
     torch = _torch()
     try:
-        saved = torch.load(ckpt / "model.pt", map_location="cpu", weights_only=True)
+        saved = torch.load(ckpt / "model.zip", map_location="cpu", weights_only=True)
     except Exception as exc:  # damaged archive
-        raise CheckpointError(f"{ckpt / 'model.pt'} cannot be loaded: {exc}") from None
+        raise CheckpointError(f"{ckpt / 'model.zip'} cannot be loaded: {exc}") from None
     net.load_state_dict(saved["net"])
     optimizer.load_state_dict(saved["optimizer"])
     gen.set_state(saved["torch_gen"])
     rng.bit_generator.state = state.pop("numpy_rng")
+    state.pop("trainer")
     for entry in state.pop("pool"):
         path = run_dir / "pool" / entry["name"]
         if not path.is_file():
@@ -806,15 +827,6 @@ def _tensorboard(run_dir: Path):
     return SummaryWriter(str(run_dir / "logs"))
 
 
-def _append_csv(path: Path, row: dict[str, Any]) -> None:
-    new = not path.exists()
-    with path.open("a", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=list(row))
-        if new:
-            writer.writeheader()
-        writer.writerow(row)
-
-
 def _truncate_csv(path: Path, step: int) -> None:
     """Keep the rows of ``path`` logged at or before ``step`` (a resumed run logs the rest)."""
     if not path.exists():
@@ -827,7 +839,7 @@ def _truncate_csv(path: Path, step: int) -> None:
 
 
 def _log_update(run_dir: Path, writer, stats: dict[str, float]) -> None:
-    _append_csv(run_dir / "logs" / "progress.csv",
+    append_csv(run_dir / "logs" / "progress.csv",
                 {k: (round(v, 6) if isinstance(v, float) else v) for k, v in stats.items()})
     if writer is not None:
         for k, v in stats.items():
@@ -845,24 +857,11 @@ def learner_agent(net, config: SelfPlayConfig, path: Path):
 
 def _evaluate(net, config: SelfPlayConfig, run_dir: Path, state: dict[str, Any], writer,
               step: int) -> None:
-    """Duplicate-deal games against each heuristic bot, win rate with a 95% interval."""
-    from train.ppo import evaluate
-
+    """The duplicate-deal evaluation of :mod:`train.evaluation` against each heuristic."""
     if config.num_players != 2:
         return  # the duplicate evaluation plays 2-player games
     agent = learner_agent(net, config, run_dir / "pool" / "learner-eval.safetensors")
-    row: dict[str, Any] = {"step": step, "wall_s": round(state["wall_s"], 1)}
-    for spec in config.heuristics:
-        res = evaluate(agent, spec, config.eval_games, seed=10_000_000, target=config.target)
-        for key in ("win_rate", "win_lo", "win_hi", "net_points"):
-            row[f"{spec}_{key}"] = round(res[key], 4)
-            if writer is not None:
-                writer.add_scalar(f"eval/{spec}_{key}", res[key], step)
+    record = None if writer is None else (lambda k, v: writer.add_scalar(k, v, step))
+    row = {**evaluation_row(agent, config, step, record), "wall_s": round(state["wall_s"], 1)}
     state["evals"].append(row)
-    _append_csv(run_dir / "eval.csv", row)
-
-
-def _plot(run_dir: Path) -> None:
-    from train.ppo import plot_learning_curve
-
-    plot_learning_curve(run_dir)
+    append_csv(run_dir / "eval.csv", row)
