@@ -87,16 +87,48 @@ def test_open_decisions_carry_into_the_next_rollout():
     assert second["obs"][:, 0].tolist() == [0.0, 1.0] and second["logprob"].tolist() == [-.5, -.5]
 
 
-def test_rewards_partners_share_and_skunks():
-    from train.selfplay import point_rewards, result_rewards, seat_sides
+@pytest.mark.parametrize("players,reward", [(2, "points"), (2, "win"), (3, "points"),
+                                            (4, "win"), (4, "points")])
+def test_each_seat_is_credited_its_sides_result(players, reward):
+    """Random games through Games.step: with gamma = lambda = 1 and zero values, the return
+    of a seat's first decision is everything credited to it until the end of the game: its
+    side's final point differential (points) or +/- the game points (win, skunks)."""
+    cfg = SelfPlayConfig(num_players=players, n_games=6, reward=reward, skunks=True,
+                         self_play_share=1.0)
+    games = selfplay.Games(cfg, selfplay.SnapshotPool(1, 1.0), np.random.default_rng(0), 0)
+    finals: dict[int, tuple] = {}
+    restart = games.vg.reset_games
 
-    sides = seat_sides(Rules(num_players=4))
-    assert sides.tolist() == [0, 1, 0, 1]
-    np.testing.assert_allclose(point_rewards(np.array([[0, 6]]), sides), [[-6, 6, -6, 6]])
-    np.testing.assert_allclose(result_rewards(np.array([0]), np.array([3]), sides, 2),
-                               [[3, -3, 3, -3]])
-    three = seat_sides(Rules(num_players=3))
-    np.testing.assert_allclose(point_rewards(np.array([[4, 0, 2]]), three), [[3, -3, 0]])
+    def capture(rows, seeds):
+        for i in np.asarray(rows).tolist():
+            vg = games.vg
+            finals.setdefault(i, (vg.scores[i].copy(), int(vg.winner[i]),
+                                  int(vg.game_points[i])))
+        restart(rows, seeds)
+
+    games.vg.reset_games = capture
+    rollout = SeatRollout(cfg.n_games * players)
+    rng = np.random.default_rng(1)
+    while len(finals) < cfg.n_games:
+        vg = games.vg
+        rows = np.arange(cfg.n_games) * players + vg.to_act
+        actions = vg.random_actions(rng)
+        n = cfg.n_games
+        rollout.decide(rows, vg.observe(), vg.legal_mask(), actions, np.zeros(n), np.zeros(n))
+        games.step(actions, rollout)
+    batch = rollout.take(gamma=1.0, lam=1.0)
+    first = {}
+    for row, ret in zip(batch["row"].tolist(), batch["returns"].tolist()):
+        first.setdefault(row, ret)
+    sides = games.sides
+    for g, (scores, winner, points) in finals.items():
+        for seat in range(players):
+            own = scores[sides[seat]]
+            if reward == "points":
+                expected = own - (scores.sum() - own) / (len(scores) - 1)
+            else:
+                expected = points if sides[seat] == winner else -points / (len(scores) - 1)
+            assert first[g * players + seat] == pytest.approx(expected, abs=1e-4)
 
 
 @pytest.mark.parametrize("head", ["mlp", "cards"])

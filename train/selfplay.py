@@ -45,14 +45,10 @@ import numpy as np
 
 from cribenv.game import Rules
 from cribenv.observation import OBS_SIZE
+from cribenv.vector import VectorGame
 from train.checkpoints import CHECKPOINT_FORMAT, CheckpointError, save_checkpoint
 from train.evaluation import append_csv, evaluation_row
 from train.learning_curve import plot_learning_curve
-
-try:  # the compiled batched engine; the stand-in until it is merged
-    from cribenv.vector import VectorGame
-except ImportError:  # pragma: no cover
-    from train.vector_standin import VectorGame
 
 TRAINER = "selfplay"   # named in checkpoints (the SB3 trainer's have another layout)
 NUM_CARDS = 52
@@ -463,48 +459,24 @@ def sample_masked(logits: np.ndarray, mask: np.ndarray, rng: np.random.Generator
 
 
 # ------------------------------------------------------------------------------------------
-# 5. Rewards
-# ------------------------------------------------------------------------------------------
-
-def seat_sides(rules: Rules) -> np.ndarray:
-    return np.array([rules.side_of(s) for s in range(rules.num_players)])
-
-
-def point_rewards(gains: np.ndarray, sides: np.ndarray) -> np.ndarray:
-    """(games, seats): own side's points minus the mean of the other sides' (zero-sum).
-
-    >>> point_rewards(np.array([[3, 1]]), np.array([0, 1, 0, 1])).tolist()
-    [[2.0, -2.0, 2.0, -2.0]]
-    """
-    total = gains.sum(1, keepdims=True)
-    own = gains[:, sides].astype(np.float64)
-    return own - (total - own) / (gains.shape[1] - 1)
-
-
-def result_rewards(winner: np.ndarray, game_points: np.ndarray, sides: np.ndarray,
-                   num_sides: int) -> np.ndarray:
-    """(games, seats): +game points to the winning side's seats, the loss shared by the others.
-
-    >>> result_rewards(np.array([1]), np.array([2]), np.array([0, 1, 2]), 3).tolist()
-    [[-1.0, 2.0, -1.0]]
-    """
-    won = sides[None, :] == winner[:, None]
-    gp = game_points[:, None].astype(np.float64)
-    return np.where(won, gp, -gp / (num_sides - 1))
-
-
-# ------------------------------------------------------------------------------------------
-# 6. The loop
+# 5. The loop
 # ------------------------------------------------------------------------------------------
 
 class Games:
-    """The batch of games, who controls which seat, and automatic restarts with fresh seeds."""
+    """The batch of games, who plays which seat, the rewards credited to the seats' decisions,
+    and automatic restarts with fresh seeds.
+
+    The rewards are the engine's (:attr:`cribenv.vector.VectorGame.rewards`, the AEC env's
+    definitions): ``win`` is +game points to the winning side and the loss shared by the other
+    sides (partners share their side's), ``points`` the zero-sum point differential of each
+    step, ``mix`` the win reward plus ``shaping`` x the point differential.
+    """
 
     def __init__(self, config: SelfPlayConfig, pool: SnapshotPool, rng: np.random.Generator,
                  first_game: int) -> None:
         self.config = config
         self.rules = Rules(num_players=config.num_players, target=config.target)
-        self.sides = seat_sides(self.rules)
+        self.sides = np.array([self.rules.side_of(s) for s in range(config.num_players)])
         self.pool = pool
         self.rng = rng
         self.started = first_game
@@ -512,7 +484,11 @@ class Games:
         self.learner = np.ones((n, seats), bool)   # seats the learner plays
         self.opponent: list[str | None] = [None] * n  # snapshot playing the other seats
         self.policies: dict[str, Any] = {}  # the snapshots in play (kept if the pool drops one)
-        self.vg = VectorGame(self.rules, self._seeds(n))
+        self.vg = VectorGame(self.rules, self._seeds(n),
+                             reward="points" if config.reward == "points" else "win",
+                             skunks=config.skunks,
+                             shaping=config.shaping if config.reward == "mix" else 0.0)
+        self.all_rows = np.arange(n * seats)
         self.assign(np.arange(n))
 
     def _seeds(self, k: int) -> np.ndarray:
@@ -536,9 +512,26 @@ class Games:
         in_play = set(self.opponent)
         self.policies = {k: v for k, v in self.policies.items() if k in in_play}
 
-    def restart(self, idx: np.ndarray) -> None:
-        self.vg.reset_games(idx, self._seeds(len(idx)))
-        self.assign(idx)
+    def step(self, actions: np.ndarray, rollout: SeatRollout) -> list[float]:
+        """Play one card in every game; credit every seat's reward to its open decision; close
+        the decisions of finished games and restart them. Returns the learner's results (1 won,
+        0 lost) in the finished games against snapshots."""
+        vg, seats = self.vg, self.config.num_players
+        rewards = vg.step(actions)
+        rollout.earn(self.all_rows, rewards.ravel())
+        done = np.flatnonzero(vg.done)
+        results: list[float] = []
+        if done.size:
+            rollout.end((done[:, None] * seats + np.arange(seats)).ravel())
+            for i, w in zip(done.tolist(), vg.winner[done].tolist()):
+                name = self.opponent[i]
+                if name is not None:
+                    won = float(self.learner[i, np.flatnonzero(self.sides == w)[0]])
+                    self.pool.record(name, won)
+                    results.append(won)
+            self.vg.reset_games(done, self._seeds(done.size))
+            self.assign(done)
+        return results
 
 
 def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
@@ -563,7 +556,7 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
             _truncate_csv(run_dir / name, state["step"])
         log(f"resumed {run_dir} from {ckpt.name} at step {state['step']:,}")
     games = Games(config, pool, rng, first_game=state["games_started"])
-    rules, sides, seats = games.rules, games.sides, config.num_players
+    seats = config.num_players
     rollout = SeatRollout(config.n_games * seats)
     writer = _tensorboard(run_dir)
     stop = {"stop": False}
@@ -601,7 +594,6 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
             # previous decision
             t0 = time.perf_counter()
             net.eval()
-            finished = 0
             vs_pool: list[float] = []
             for _ in range(config.n_steps):
                 vg = games.vg
@@ -631,30 +623,9 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
                     sel = theirs[[games.opponent[i] == name for i in theirs.tolist()]]
                     logits = games.policies[name].logits(obs[sel])
                     actions[sel] = sample_masked(logits, mask[sel], rng)
-                before = vg.scores.copy()
-                vg.step(actions)
+                results = games.step(actions, rollout)
                 state["engine_steps"] += config.n_games
-                if config.reward != "win":
-                    weight = 1.0 if config.reward == "points" else config.shaping
-                    r = weight * point_rewards(vg.scores - before, sides)
-                    rollout.earn(np.arange(config.n_games * seats), r.ravel())
-                done = np.flatnonzero(vg.done)
-                if done.size:
-                    winner, points = vg.winner[done], vg.game_points[done]
-                    if config.reward != "points":
-                        gp = points if config.skunks else np.ones_like(points)
-                        r = result_rewards(winner, gp, sides, rules.num_sides)
-                        rollout.earn((done[:, None] * seats + np.arange(seats)).ravel(),
-                                     r.ravel())
-                    rollout.end((done[:, None] * seats + np.arange(seats)).ravel())
-                    for i, w in zip(done.tolist(), winner.tolist()):
-                        name = games.opponent[i]
-                        if name is not None:
-                            won = float(games.learner[i, np.flatnonzero(sides == w)[0]])
-                            pool.record(name, won)
-                            vs_pool.append(won)
-                    finished += done.size
-                    games.restart(done)
+                vs_pool += results
             batch = rollout.take(config.gamma, config.gae_lambda)
             collect_s = time.perf_counter() - t0
 
@@ -668,7 +639,7 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
             bar.update(n)
             stats.update(step=state["step"], engine_steps=state["engine_steps"],
                          steps_per_s=n / (collect_s + update_s),
-                         collect_s=collect_s, update_s=update_s, games=finished,
+                         collect_s=collect_s, update_s=update_s, games_vs_pool=len(vs_pool),
                          win_vs_pool=float(np.mean(vs_pool)) if vs_pool else float("nan"),
                          pool=len(pool.names), carried=rollout.carried(),
                          wall_s=start_wall + time.perf_counter() - started)
@@ -741,7 +712,7 @@ def _update(net, optimizer, batch: dict[str, np.ndarray], config: SelfPlayConfig
 
 
 # ------------------------------------------------------------------------------------------
-# 7. Bookkeeping: run folder, checkpoints, logs, evaluation
+# 6. Bookkeeping: run folder, checkpoints, logs, evaluation
 # ------------------------------------------------------------------------------------------
 
 def _open_run(config: SelfPlayConfig, run_dir: Path, resume: bool
