@@ -65,6 +65,7 @@ class SelfPlayConfig:
     # length and hardware
     total_steps: int = 5_000_000      # learner decisions to train on
     threads: int = 1                  # torch threads
+    engine_threads: int = 1           # numba threads of the batched engine
     device: str = "cpu"               # "cpu" or "cuda"
     seed: int = 0
     # game
@@ -103,8 +104,8 @@ class SelfPlayConfig:
     heuristics: list[str] = field(default_factory=lambda: ["greedy", "expert"])
 
     #: settings that may change when a run is resumed
-    RESUMABLE = ("total_steps", "threads", "device", "checkpoint_every", "eval_every",
-                 "eval_games")
+    RESUMABLE = ("total_steps", "threads", "engine_threads", "device", "checkpoint_every",
+                 "eval_every", "eval_games")
 
     def __post_init__(self) -> None:
         if self.reward not in ("win", "points", "mix"):
@@ -115,7 +116,7 @@ class SelfPlayConfig:
             raise ValueError(f"num_players must be 2, 3 or 4, got {self.num_players}")
         if not 0.0 <= self.self_play_share <= 1.0:
             raise ValueError(f"self_play_share must be in [0, 1], got {self.self_play_share}")
-        for name in ("total_steps", "threads", "n_games", "n_steps", "n_epochs",
+        for name in ("total_steps", "threads", "engine_threads", "n_games", "n_steps", "n_epochs",
                      "minibatch_size", "snapshot_every", "pool_size", "checkpoint_every",
                      "eval_every", "card_dim"):
             if getattr(self, name) < 1:
@@ -150,6 +151,8 @@ class SelfPlayConfig:
 HELP: dict[str, str] = {
     "total_steps": "learner decisions to train on",
     "threads": "torch threads",
+    "engine_threads": "numba threads of the batched engine (1: on a busy machine more threads "
+                      "spin and slow it down many times)",
     "device": "'cpu' or 'cuda'",
     "reward": "'win' (+game points / -game points at the end), 'points' (point differential "
               "per decision) or 'mix' (win + shaping x points)",
@@ -542,6 +545,9 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
 
     run_dir = Path(run_dir)
     torch.set_num_threads(config.threads)
+    import numba
+
+    numba.set_num_threads(min(config.engine_threads, numba.config.NUMBA_NUM_THREADS))
     config, state, ckpt = _open_run(config, run_dir, resume)
     device = torch.device(config.device)
     torch.manual_seed(config.seed)
