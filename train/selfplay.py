@@ -98,6 +98,8 @@ class SelfPlayConfig:
     pool_size: int = 8
     pool_priority: float = 2.0        # snapshot weight (1 - learner's win rate) ** this
     # bookkeeping
+    time_limit: float = 0.0           # stop (checkpointed, policy exported) after this many
+                                      # seconds of this process's training; 0: no limit
     checkpoint_every: int = 250_000
     eval_every: int = 500_000
     eval_games: int = 200             # per heuristic, duplicate deals; 0 disables
@@ -105,7 +107,7 @@ class SelfPlayConfig:
 
     #: settings that may change when a run is resumed
     RESUMABLE = ("total_steps", "threads", "engine_threads", "device", "checkpoint_every",
-                 "eval_every", "eval_games")
+                 "eval_every", "eval_games", "time_limit")
 
     def __post_init__(self) -> None:
         if self.reward not in ("win", "points", "mix"):
@@ -173,6 +175,7 @@ HELP: dict[str, str] = {
     "pool_size": "snapshots kept in the pool",
     "pool_priority": "snapshot j drawn with weight (1 - learner's win rate against j) ** this",
     "eval_games": "evaluation games per heuristic (duplicate deals), 0 disables",
+    "time_limit": "stop (checkpointed, policy exported) after this many seconds; 0: no limit",
     "heuristics": "heuristic bots of the evaluation",
 }
 
@@ -423,10 +426,8 @@ class SnapshotPool:
         self.games: list[float] = []
 
     def add(self, path: Path, wins: float = 0.0, games: float = 0.0) -> None:
-        from agents.ppo import load_policy
-
         self.names.append(path.name)
-        self.policies.append(load_policy(path))
+        self.policies.append(frozen_actor(path))
         self.wins.append(wins)
         self.games.append(games)
         while len(self.names) > self.size:
@@ -453,6 +454,31 @@ class SnapshotPool:
     def state(self) -> list[dict[str, Any]]:
         return [{"name": n, "wins": w, "games": g}
                 for n, w, g in zip(self.names, self.wins, self.games)]
+
+
+def frozen_actor(path: Path, device: str = "cpu"):
+    """The actor of an ``mlp`` policy file as a torch function: observations (numpy) -> logits.
+
+    (Torch rather than the numpy :class:`agents.ppo.MlpActor`: same numbers, and it keeps to
+    the trainer's torch threads, where numpy's BLAS may start threads of its own.)"""
+    from agents.ppo import load_policy
+
+    torch = _torch()
+    policy = load_policy(path)
+    layers: list[Any] = []
+    for w, b in policy.layers + [policy.action]:
+        linear = torch.nn.Linear(w.shape[1], w.shape[0])
+        with torch.no_grad():
+            linear.weight.copy_(torch.from_numpy(w))
+            linear.bias.copy_(torch.from_numpy(b))
+        layers += [linear, torch.nn.ReLU()]
+    net = torch.nn.Sequential(*layers[:-1]).to(device)
+
+    def logits(obs: np.ndarray) -> np.ndarray:
+        with torch.no_grad():
+            return net(torch.from_numpy(obs).to(device)).cpu().numpy()
+
+    return logits
 
 
 def sample_masked(logits: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -588,6 +614,8 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
                 state["next_eval"] = step + config.eval_every
             if step >= config.total_steps or stop["stop"]:
                 break
+            if config.time_limit and time.perf_counter() - started >= config.time_limit:
+                break
             if step >= state["next_checkpoint"]:
                 # the games restart after a checkpoint, so a resumed run continues exactly
                 # as this one does
@@ -598,7 +626,7 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
 
             # ---- collect: every seat of every game is a row; rewards go to each seat's
             # previous decision
-            t0 = time.perf_counter()
+            t0, cpu0 = time.perf_counter(), time.process_time()
             net.eval()
             vs_pool: list[float] = []
             for _ in range(config.n_steps):
@@ -627,7 +655,7 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
                 theirs = np.flatnonzero(~mine)
                 for name in sorted({games.opponent[i] for i in theirs.tolist()}):
                     sel = theirs[[games.opponent[i] == name for i in theirs.tolist()]]
-                    logits = games.policies[name].logits(obs[sel])
+                    logits = games.policies[name](obs[sel])
                     actions[sel] = sample_masked(logits, mask[sel], rng)
                 results = games.step(actions, rollout)
                 state["engine_steps"] += config.n_games
@@ -645,7 +673,8 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
             bar.update(n)
             stats.update(step=state["step"], engine_steps=state["engine_steps"],
                          steps_per_s=n / (collect_s + update_s),
-                         collect_s=collect_s, update_s=update_s, games_vs_pool=len(vs_pool),
+                         collect_s=collect_s, update_s=update_s,
+                         cpu_s=time.process_time() - cpu0, games_vs_pool=len(vs_pool),
                          win_vs_pool=float(np.mean(vs_pool)) if vs_pool else float("nan"),
                          pool=len(pool.names), carried=rollout.carried(),
                          wall_s=start_wall + time.perf_counter() - started)
