@@ -10,7 +10,9 @@ metadata holds a JSON config. Two networks (``arch`` in the config):
   features of :mod:`agents.features` (layers ``card.{i}.weight`` / ``card.{i}.bias``, the last
   giving one number; ``beta``); see :mod:`train.prior_policy`.
 
-Illegal cards are masked out. Training checkpoints (SB3 zip
+Each network is read into a numpy *actor* (:class:`MlpActor`, :class:`ExpertPriorActor`; their
+torch counterparts used in training live in :mod:`train.prior_policy`). Illegal cards are
+masked out. Training checkpoints (SB3 zip
 archives, which hold optimizer state) stay in the run folder for resuming; they are never loaded
 here.
 """
@@ -79,8 +81,9 @@ def _numbered_layers(tensors: dict[str, np.ndarray], prefix: str
     return layers
 
 
-class Policy:
-    """The actor network of an ``mlp`` policy file, evaluated with numpy."""
+class MlpActor:
+    """The actor network of an ``mlp`` policy file, evaluated with numpy (logits from the
+    observation vector)."""
 
     arch = "mlp"
 
@@ -108,16 +111,16 @@ class Policy:
         self._head = (np.ascontiguousarray(self.action[0].T), self.action[1])
 
     @classmethod
-    def load(cls, path: str | Path) -> Policy:
+    def load(cls, path: str | Path) -> MlpActor:
         """Read an ``mlp`` policy file; raises :class:`PolicyFileError` with the reason."""
         policy = load_policy(path)
-        if not isinstance(policy, Policy):
+        if not isinstance(policy, MlpActor):
             raise PolicyFileError(f"{path} holds an {policy.arch!r} policy, not an 'mlp' one")
         return policy
 
     @classmethod
     def from_tensors(cls, path: Path, tensors: dict[str, np.ndarray],
-                     config: dict[str, Any]) -> Policy:
+                     config: dict[str, Any]) -> MlpActor:
         layers = _numbered_layers(tensors, "pi")
         if "action.weight" not in tensors or "action.bias" not in tensors:
             raise PolicyFileError(f"{path} has no action layer")
@@ -134,8 +137,9 @@ class Policy:
         return h @ wt + b
 
 
-class PriorPolicy:
-    """The actor of an ``expert-prior`` policy file, evaluated with numpy."""
+class ExpertPriorActor:
+    """The actor of an ``expert-prior`` policy file, evaluated with numpy: the card network of
+    :class:`train.prior_policy.ExpertPriorModule` (torch) read back from the file."""
 
     arch = "expert-prior"
 
@@ -166,7 +170,7 @@ class PriorPolicy:
 
     @classmethod
     def from_tensors(cls, path: Path, tensors: dict[str, np.ndarray],
-                     config: dict[str, Any]) -> PriorPolicy:
+                     config: dict[str, Any]) -> ExpertPriorActor:
         layers = _numbered_layers(tensors, "card")
         if "beta" not in tensors:
             raise PolicyFileError(f"{path} has no beta")
@@ -200,7 +204,11 @@ class PriorPolicy:
         return self.card_logits(prior[legal], feats[legal])
 
 
-def load_policy(path: str | Path) -> Policy | PriorPolicy:
+#: Deprecated alias (still imported by ``train/rollouts.py`` and ``tests/test_peg_values.py``).
+PriorPolicy = ExpertPriorActor
+
+
+def load_policy(path: str | Path) -> MlpActor | ExpertPriorActor:
     """Read a policy file of either network; raises :class:`PolicyFileError` with the reason."""
     path = Path(path)
     if not path.is_file():
@@ -227,9 +235,9 @@ def load_policy(path: str | Path) -> Policy | PriorPolicy:
             from None
     arch = config.get("arch", "mlp")
     if arch == "mlp":
-        return Policy.from_tensors(path, tensors, config)
+        return MlpActor.from_tensors(path, tensors, config)
     if arch == "expert-prior":
-        return PriorPolicy.from_tensors(path, tensors, config)
+        return ExpertPriorActor.from_tensors(path, tensors, config)
     raise PolicyFileError(f"{path}: unknown network {arch!r} (expected 'mlp' or "
                           f"'expert-prior')")
 
@@ -252,7 +260,7 @@ class PPOAgent:
         if not mask.any():
             raise ValueError(f"{self.name}: no legal action in this observation (not its turn?)")
         legal = np.flatnonzero(mask)
-        if isinstance(self.policy, PriorPolicy):
+        if isinstance(self.policy, ExpertPriorActor):
             logits = self.policy.legal_logits(observation["observation"], legal)
         else:
             logits = self.policy.logits(observation["observation"])[legal]

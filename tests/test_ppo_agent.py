@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from agents import make_agent
-from agents.ppo import POLICY_FORMAT, Policy, PolicyFileError, PPOAgent, save_policy
+from agents.ppo import POLICY_FORMAT, MlpActor, PolicyFileError, PPOAgent, save_policy
 from cribenv.game import Game, Rules
 from cribenv.observation import OBS_SIZE, encode
 
@@ -30,7 +30,7 @@ def obs_of(game: Game) -> dict[str, np.ndarray]:
 
 def test_roundtrip_and_forward_matches_manual(tmp_path):
     path, layers, head = random_policy(tmp_path)
-    policy = Policy.load(path)
+    policy = MlpActor.load(path)
     x = np.random.default_rng(1).random(OBS_SIZE).astype(np.float32)
     h = x
     for w, b in layers:

@@ -14,9 +14,9 @@ import torch  # noqa: E402
 from agents import make_agent  # noqa: E402
 from agents.features import INPUT_SIZE, NUM_FEATURES, augment, card_features  # noqa: E402
 from agents.ppo import (  # noqa: E402
-    Policy,
+    ExpertPriorActor,
+    MlpActor,
     PolicyFileError,
-    PriorPolicy,
     load_policy,
     save_tensors,
 )
@@ -125,7 +125,7 @@ def test_exported_file_matches_the_torch_logits(tmp_path):
             p.add_(0.3 * torch.randn_like(p))
     path = export_policy(model, tmp_path / "p.safetensors", config, steps=0)
     policy = load_policy(path)
-    assert isinstance(policy, PriorPolicy)
+    assert isinstance(policy, ExpertPriorActor)
     agent = make_agent(f"ppo:{path}")
     rows = list(decisions(2, seed=31))[:40]
     x = np.stack([augment(o, m) for o, m, _ in rows])
@@ -139,7 +139,7 @@ def test_exported_file_matches_the_torch_logits(tmp_path):
         assert agent.act({"observation": obs, "action_mask": mask}) == legal[np.argmax(
             row[legal])]
     with pytest.raises(PolicyFileError, match="not an 'mlp' one"):
-        Policy.load(path)
+        MlpActor.load(path)
 
 
 def test_bad_prior_files_give_clear_errors(tmp_path):
@@ -147,7 +147,7 @@ def test_bad_prior_files_give_clear_errors(tmp_path):
               "card.1.weight": np.zeros((1, 4)), "card.1.bias": np.zeros(1),
               "beta": np.ones(1)}
     good = save_tensors(tmp_path / "good.safetensors", layers, {"arch": "expert-prior"})
-    assert isinstance(load_policy(good), PriorPolicy)
+    assert isinstance(load_policy(good), ExpertPriorActor)
     old = save_tensors(tmp_path / "old.safetensors", layers,
                        {"arch": "expert-prior", "features_version": 0})
     with pytest.raises(PolicyFileError, match="features version 0"):

@@ -164,3 +164,59 @@ def test_evaluation_is_a_tournament_pair():
     assert (res["win_rate"], res["win_lo"], res["win_hi"]) == (
         pair.win_rate_a.value, pair.win_rate_a.low, pair.win_rate_a.high)
     assert res["net_points"] == pair.net_points_a.value
+
+
+def test_opponent_pool_sampling_rule(tmp_path):
+    """Heuristics only until a snapshot exists; then the heuristic share decides; the pool keeps
+    the ``pool_size`` newest snapshots."""
+    import random
+
+    from agents.ppo import save_policy
+    from train.pool import OpponentPool
+
+    rng = np.random.default_rng(0)
+    paths = []
+    for k in range(3):
+        path = tmp_path / f"snap-{k}.safetensors"
+        save_policy(path, [(rng.normal(size=(8, OBS_SIZE)), np.zeros(8))],
+                    (rng.normal(size=(52, 8)), np.zeros(52)), {"activation": "tanh"})
+        paths.append(path)
+    pool = OpponentPool(tiny_config(heuristic_share=0.0, pool_size=2), seed=0)
+    draw = random.Random(1)
+    assert all(pool.sample(draw) is pool.heuristics[0] for _ in range(20))
+    for path in paths:
+        pool.add_snapshot(path)
+    assert pool.snapshot_paths == [str(p) for p in paths[1:]]
+    assert {id(pool.sample(draw)) for _ in range(50)} == {id(s) for s in pool.snapshots}
+    only_bots = OpponentPool(tiny_config(heuristic_share=1.0), seed=0)
+    only_bots.add_snapshot(paths[0])
+    assert all(only_bots.sample(draw) is only_bots.heuristics[0] for _ in range(20))
+
+
+def test_checkpoint_round_trip_and_latest(tmp_path):
+    """save_checkpoint writes complete folders, LATEST names the newest, old ones are pruned."""
+    from train.checkpoints import (
+        RunState,
+        has_checkpoint,
+        load_checkpoint,
+        save_checkpoint,
+    )
+
+    class Model:   # anything with save(path)
+        def save(self, path):
+            Path(path).write_bytes(b"weights")
+
+    cfg = tiny_config()
+    assert not has_checkpoint(tmp_path)
+    for step in (128, 256, 384):
+        state = RunState(step=step, pool=["snap-0.safetensors"], evals=[{"step": 0}],
+                         next_snapshot=512, next_eval=256, next_checkpoint=step + 128,
+                         rng={"x": 1}, fingerprint=cfg.fingerprint())
+        save_checkpoint(tmp_path, Model(), state, keep=2)
+    assert has_checkpoint(tmp_path)
+    ckpt, loaded = load_checkpoint(tmp_path, cfg)
+    assert ckpt.name == "step-000000384" and loaded == state
+    assert sorted(p.name for p in (tmp_path / "checkpoints").iterdir()) == [
+        "LATEST", "step-000000256", "step-000000384"]
+    with pytest.raises(CheckpointError, match="different settings"):
+        load_checkpoint(tmp_path, tiny_config(learning_rate=1e-2))

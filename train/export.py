@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.ppo import Policy, PPOAgent, PriorPolicy, save_policy, save_tensors
+from agents.ppo import ExpertPriorActor, MlpActor, PPOAgent, save_policy, save_tensors
 from train.config import TrainConfig
 
 
@@ -55,22 +55,22 @@ def export_policy(model, path: str | Path, config: TrainConfig, steps: int,
     return save_policy(path, layers, head, meta)
 
 
-def numpy_policy(model, config: TrainConfig) -> Policy | PriorPolicy:
+def numpy_actor(model, config: TrainConfig) -> MlpActor | ExpertPriorActor:
     """The learner's current actor as a numpy policy (what its exported file would load as)."""
     if config.policy == "expert-prior":
         from train.prior_policy import prior_arrays
 
         arrays = prior_arrays(model.policy)
-        return PriorPolicy.from_tensors(Path("<learner>"), arrays, policy_meta(config, 0))
+        return ExpertPriorActor.from_tensors(Path("<learner>"), arrays, policy_meta(config, 0))
     layers, head = policy_arrays(model)
-    return Policy(layers, head, config.activation)
+    return MlpActor(layers, head, config.activation)
 
 
 class LearnerAgent(PPOAgent):
     """The current learner as an agent (greedy over its logits), for evaluation."""
 
     def __init__(self, model, config: TrainConfig) -> None:
-        self.policy = numpy_policy(model, config)
+        self.policy = numpy_actor(model, config)
         self.name = "learner"
         self.sample = False
         self.path = "<learner>"

@@ -46,8 +46,9 @@ def mlp(sizes: list[int], activation: type[nn.Module]) -> nn.Sequential:
     return nn.Sequential(*layers)
 
 
-class PriorNetworks(nn.Module):
-    """SB3's ``mlp_extractor`` slot: ``latent_pi`` is the 52 card logits themselves."""
+class ExpertPriorModule(nn.Module):
+    """The expert-prior network in torch, in SB3's ``mlp_extractor`` slot: ``latent_pi`` is the
+    52 card logits themselves, ``latent_vf`` the critic's last hidden layer."""
 
     def __init__(self, card_hidden: list[int], value_hidden: list[int], activation: str,
                  beta: float) -> None:
@@ -75,7 +76,7 @@ class PriorNetworks(nn.Module):
 
 
 class ExpertPriorPolicy(MaskableActorCriticPolicy):
-    """MaskablePPO policy whose actor is :class:`PriorNetworks` (see the module docstring)."""
+    """MaskablePPO policy whose actor is :class:`ExpertPriorModule` (see the module docstring)."""
 
     def __init__(self, *args: Any, card_hidden: list[int] | None = None,
                  value_hidden: list[int] | None = None, activation: str = "relu",
@@ -88,7 +89,7 @@ class ExpertPriorPolicy(MaskableActorCriticPolicy):
         super().__init__(*args, **kwargs)
 
     def _build_mlp_extractor(self) -> None:
-        self.mlp_extractor = PriorNetworks(self.card_hidden, self.value_hidden, self.activation,
+        self.mlp_extractor = ExpertPriorModule(self.card_hidden, self.value_hidden, self.activation,
                                            self.beta)
 
     def _build(self, lr_schedule) -> None:
@@ -105,6 +106,10 @@ class ExpertPriorPolicy(MaskableActorCriticPolicy):
         return data
 
 
+#: Deprecated alias (still imported by ``train/rollouts.py``).
+PriorNetworks = ExpertPriorModule
+
+
 def prior_arrays(policy: ExpertPriorPolicy) -> dict[str, np.ndarray]:
     """The actor's weights as numpy arrays, named as in a policy file."""
     nets = policy.mlp_extractor
@@ -119,10 +124,10 @@ def prior_arrays(policy: ExpertPriorPolicy) -> dict[str, np.ndarray]:
 
 def load_card_network(policy: ExpertPriorPolicy, path: str) -> None:
     """Copy the card network and beta of an expert-prior policy file into ``policy``."""
-    from agents.ppo import PolicyFileError, PriorPolicy, load_policy
+    from agents.ppo import ExpertPriorActor, PolicyFileError, load_policy
 
     loaded = load_policy(path)
-    if not isinstance(loaded, PriorPolicy):
+    if not isinstance(loaded, ExpertPriorActor):
         raise PolicyFileError(f"{path} is not an expert-prior policy file")
     nets = policy.mlp_extractor
     linears = [m for m in nets.card_net if isinstance(m, nn.Linear)] + [nets.card_out]

@@ -1,0 +1,61 @@
+"""``cribenv tournament``: ``configure(parser)`` adds the options, ``run(args)`` runs it."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from agents.tournament.runner import run_tournament
+from agents.tournament.workers import cores
+from cribenv.game import Rules
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.description = (
+        "Round robin between agents with duplicate deals (each deal played twice, seats "
+        "swapped), confidence intervals per pair and Bradley-Terry ratings. Results are "
+        "stored in SQLite as games finish; re-running with the same --db resumes.")
+    parser.epilog = ("Example: cribenv tournament --agents random greedy expert --games 200 "
+                     "--workers 4 --db results.sqlite --out results/")
+    parser.add_argument("--agents", nargs="+", required=True, metavar="SPEC",
+                        help="agent specs (random, greedy, expert, ppo:PATH), optionally "
+                             "labelled LABEL=SPEC (e.g. random2=random)")
+    parser.add_argument("--games", type=int, default=200, metavar="N",
+                        help="games per pair, even: N/2 deals x 2 seatings (default 200)")
+    parser.add_argument("--workers", type=int, default=cores(),
+                        help="worker processes (default: all cores, here %(default)s)")
+    parser.add_argument("--db", default="results.sqlite",
+                        help="SQLite results database; an existing one is resumed "
+                             "(default %(default)s)")
+    parser.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
+    parser.add_argument("--target", type=int, default=121, choices=(61, 121),
+                        help="game target (default 121; skunk lines follow the target)")
+    parser.add_argument("--out", metavar="DIR",
+                        help="write tournament.png, tournament.json and tournament.csv here")
+    parser.add_argument("--bootstrap", type=int, default=500,
+                        help="bootstrap resamples for the rating intervals (default 500)")
+    parser.add_argument("--anchor", default=None,
+                        help="agent rated 0, or 'mean' (mean rating 1500); default: random "
+                             "if it plays, else mean")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def run(args: argparse.Namespace) -> int:
+    rules = Rules(target=args.target)
+    db = Path(args.db)
+    if db.exists():
+        print(f"resuming from {db} (games already stored are skipped)", file=sys.stderr)
+    report = run_tournament(args.agents, args.games, workers=args.workers, db_path=db,
+                            seed=args.seed, rules=rules, progress=not args.no_progress,
+                            bootstrap=args.bootstrap, anchor=args.anchor)
+    print(report.format())
+    if report.games_this_run:
+        print(f"\n{report.games_this_run} games in {report.elapsed_s:.1f} s "
+              f"({report.games_per_s:.1f} games/s, {args.workers} workers); results in {db}")
+    else:
+        print(f"\nall {report.games} games were already in {db}")
+    if args.out:
+        paths = report.save(args.out)
+        print("wrote " + ", ".join(str(p) for p in paths))
+    return 0

@@ -1,0 +1,67 @@
+"""The picture of a tournament: each pair's win rate and the ratings, with their intervals."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from agents.tournament.report import TournamentReport
+
+
+def plot_report(report: TournamentReport, path: str | os.PathLike[str]) -> None:
+    """A PNG (matplotlib, Agg): A's win rate per pair with its interval, and the ratings
+    with theirs (open intervals run to the edge of the axis, with an arrow head)."""
+    from matplotlib.figure import Figure  # no pyplot: no global backend, no GUI
+
+    n_pairs = max(1, len(report.pairs))
+    height = max(3.0, 0.45 * max(n_pairs, len(report.ratings)) + 1.6)
+    fig = Figure(figsize=(12, height))
+    ax1, ax2 = fig.subplots(1, 2)
+    labels = [f"{p.agent_a} vs {p.agent_b}" for p in report.pairs]
+    ys = np.arange(len(report.pairs))
+    vals = np.array([p.win_rate_a.value for p in report.pairs], float) * 100
+    lows = np.array([p.win_rate_a.low for p in report.pairs], float) * 100
+    highs = np.array([p.win_rate_a.high for p in report.pairs], float) * 100
+    # clipped: a rate of exactly 0 or 1 can sit a rounding error outside its interval
+    err = np.clip(np.nan_to_num(np.vstack([vals - lows, highs - vals])), 0, None)
+    ax1.errorbar(vals, ys, xerr=err, fmt="o", capsize=4, color="tab:blue")
+    ax1.axvline(50, color="grey", lw=1, ls="--")
+    ax1.set_yticks(ys, labels)
+    ax1.invert_yaxis()
+    ax1.set_xlim(0, 100)
+    ax1.set_xlabel(f"win % of the first agent ({report.confidence:.0%} CI)")
+    ax1.set_title("Pairs (duplicate deals)")
+    ratings = sorted(report.ratings, key=lambda r: -r.rating)
+    ry = np.arange(len(ratings))
+    rv = np.array([r.rating for r in ratings], float)
+    rlo = np.array([r.low for r in ratings], float)
+    rhi = np.array([r.high for r in ratings], float)
+    finite = np.concatenate([rv, rlo[np.isfinite(rlo)], rhi[np.isfinite(rhi)]])
+    span = max(float(finite.max() - finite.min()), 200.0)
+    left, right = finite.min() - 0.15 * span, finite.max() + 0.15 * span
+    # open bounds (unidentified ratings) run to the edge, marked with an arrow head
+    plo = np.where(np.isneginf(rlo), left, np.nan_to_num(rlo, nan=0.0, posinf=right))
+    phi = np.where(np.isposinf(rhi), right, np.nan_to_num(rhi, nan=0.0, neginf=left))
+    plo = np.where(np.isnan(rlo), rv, plo)
+    phi = np.where(np.isnan(rhi), rv, phi)
+    ax2.errorbar(rv, ry, xerr=np.clip(np.vstack([rv - plo, phi - rv]), 0, None), fmt="s",
+                 capsize=4, color="tab:red")
+    for y, lo_open, hi_open in zip(ry, np.isneginf(rlo), np.isposinf(rhi)):
+        if lo_open:
+            ax2.plot([left], [y], marker="<", color="tab:red")
+        if hi_open:
+            ax2.plot([right], [y], marker=">", color="tab:red")
+    ax2.set_xlim(left - 0.02 * span, right + 0.02 * span)
+    ax2.set_yticks(ry, [r.agent for r in ratings])
+    ax2.invert_yaxis()
+    ax2.set_xlabel(f"Bradley-Terry rating, Elo scale ({report.anchor}; "
+                   f"{report.confidence:.0%} bootstrap CI)")
+    ax2.set_title("Ratings")
+    ax2.grid(axis="x", alpha=0.3)
+    fig.suptitle(f"cribenv tournament: {report.games} games, {report.games_per_pair} per pair, "
+                 f"seed {report.seed}, target {report.rules.get('target')}")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)

@@ -1,0 +1,88 @@
+"""Running a tournament: check the entrants, resume from the database, play, report."""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from collections.abc import Sequence
+
+from agents.base import make_agent
+from agents.tournament.report import TournamentReport, compute_report
+from agents.tournament.schedule import check_games, parse_spec, schedule
+from agents.tournament.storage import (
+    check_or_store_config,
+    connect,
+    done_keys,
+    fetch_rows,
+    insert_games,
+    tournament_config,
+)
+from agents.tournament.workers import Rows, play_tasks
+from cribenv.game import Rules
+
+
+def run_tournament(agent_specs: Sequence[str], games_per_pair: int, workers: int = 1,
+                   db_path: str | os.PathLike[str] = "results.sqlite", seed: int = 0,
+                   rules: Rules | None = None, progress: bool = True, *,
+                   bootstrap: int = 500, confidence: float = 0.95, anchor: str | None = None,
+                   chunk_size: int | None = None) -> TournamentReport:
+    """Play (or resume) a round robin of 2-player duplicate games and report on it.
+
+    ``agent_specs``: ``make_agent`` specs, optionally labelled ``LABEL=SPEC``; every pair plays
+    ``games_per_pair`` (even) games. ``workers`` processes play chunks of games (``1``: in this
+    process); results go to the SQLite database ``db_path`` as they arrive, and a database
+    that already holds some of this tournament's games is resumed. Raises ``ValueError`` for a
+    bad spec, an odd game count, or a database that holds a different tournament.
+    """
+    rules = rules if rules is not None else Rules()
+    if rules.num_players != 2:
+        raise ValueError(f"tournaments are 2-player, got rules for {rules.num_players} players")
+    if not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed must be a non-negative int, got {seed!r}")
+    check_games(games_per_pair)
+    entrants = [parse_spec(s) for s in agent_specs]
+    if len(entrants) < 2:
+        raise ValueError(f"a tournament needs at least 2 agents, got {len(entrants)}")
+    labels = [e.label for e in entrants]
+    dup = sorted({x for x in labels if labels.count(x) > 1})
+    if dup:
+        raise ValueError(f"agent {dup[0]!r} is entered twice; label a second copy, e.g. "
+                         f"{dup[0]}2={entrants[labels.index(dup[0])].spec}")
+    for e in entrants:   # fail fast on unknown specs, in this process
+        make_agent(e.spec, seed=0)
+    workers = max(1, int(workers))
+    config = tournament_config(entrants, games_per_pair, seed, rules)
+    tasks = schedule(entrants, games_per_pair, seed)
+    conn = connect(db_path)
+    played = 0
+    t0 = time.perf_counter()
+    try:
+        check_or_store_config(conn, config, db_path)
+        done = done_keys(conn)
+        todo = [t for t in tasks if t.key not in done]
+        if chunk_size is None:
+            chunk_size = max(1, min(32, math.ceil(len(todo) / (workers * 8)))) if todo else 1
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(tasks), initial=len(tasks) - len(todo), unit="game",
+                   desc="tournament", disable=not progress, dynamic_ncols=True,
+                   smoothing=0.1)
+
+        def store(rows: Rows) -> None:
+            insert_games(conn, rows)
+            bar.update(len(rows))
+
+        try:
+            played = play_tasks(todo, chunk_size, workers, rules.to_dict(), store)
+        finally:
+            bar.close()
+        elapsed = time.perf_counter() - t0
+        rows = fetch_rows(conn)
+    finally:
+        conn.close()
+    report = compute_report(rows, config, confidence=confidence, bootstrap=bootstrap,
+                            anchor=anchor, db_path=str(db_path))
+    report.games_this_run = played
+    report.elapsed_s = elapsed
+    return report

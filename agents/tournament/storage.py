@@ -1,0 +1,145 @@
+"""The results database of a tournament (SQLite): kill-safe storage and resume.
+
+The parent process is the only SQLite writer. Each game is one row of ``games`` with the UNIQUE
+key (agent_a, agent_b, deal, seating); rows arrive from the workers in small chunks, each
+inserted (``ON CONFLICT DO NOTHING``) and committed in one transaction, in WAL mode. The
+``meta`` table holds the tournament's configuration (agents, games per pair, seed, rules).
+Re-running with the same database resumes: games already stored are skipped, so a killed run
+loses at most the chunks in flight and never counts a game twice; a different configuration is
+refused with a clear error.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from agents.tournament.schedule import AgentSpec
+from agents.tournament.statistics import ROW_FIELDS
+from cribenv.game import Rules
+
+FORMAT = "cribenv-tournament/1"
+
+COLUMNS = ("agent_a", "agent_b", "deal", "seating", "game_seed", "first_dealer", "seat0",
+           "seat1", "winner_seat", "winner", "score0", "score1", "game_points", "hands",
+           "peg0", "peg1", "hand0", "hand1", "crib0", "crib1", "dealer0", "dealer1",
+           "decisions", "result")
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS games (
+    agent_a TEXT NOT NULL,        -- the pair (A, B), in the order the agents were given
+    agent_b TEXT NOT NULL,
+    deal INTEGER NOT NULL,        -- duplicate deal index 0 .. games_per_pair/2 - 1
+    seating INTEGER NOT NULL,     -- 0: A in seat 0; 1: B in seat 0
+    game_seed INTEGER NOT NULL,
+    first_dealer INTEGER NOT NULL,
+    seat0 TEXT NOT NULL,
+    seat1 TEXT NOT NULL,
+    winner_seat INTEGER,
+    winner TEXT,
+    score0 INTEGER NOT NULL,
+    score1 INTEGER NOT NULL,
+    game_points INTEGER NOT NULL, -- 1, 2 (skunk), 3 (double skunk)
+    hands INTEGER NOT NULL,       -- hands dealt (the last one usually cut short)
+    peg0 INTEGER NOT NULL, peg1 INTEGER NOT NULL,     -- pegging (incl. his heels) per seat
+    hand0 INTEGER NOT NULL, hand1 INTEGER NOT NULL,   -- own hand in the show per seat
+    crib0 INTEGER NOT NULL, crib1 INTEGER NOT NULL,   -- crib per seat
+    dealer0 INTEGER NOT NULL, dealer1 INTEGER NOT NULL,  -- hands dealt as dealer per seat
+    decisions INTEGER NOT NULL,
+    result TEXT NOT NULL,         -- the full GameResult as JSON
+    UNIQUE (agent_a, agent_b, deal, seating)
+);
+"""
+
+
+def connect(db_path: str | os.PathLike[str]) -> sqlite3.Connection:
+    """Open (or create) a results database in WAL mode, with the schema in place."""
+    path = Path(db_path)
+    if path.parent and not path.parent.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        conn = sqlite3.connect(str(path), timeout=60)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.executescript(SCHEMA)
+    except sqlite3.DatabaseError as exc:
+        raise ValueError(f"{path} is not a usable results database: {exc}") from None
+    return conn
+
+
+def tournament_config(entrants: Sequence[AgentSpec], games_per_pair: int, seed: int,
+            rules: Rules) -> dict[str, Any]:
+    """What defines a tournament (stored in ``meta``; a resumed run must match it)."""
+    return {"format": FORMAT, "agents": [str(e) for e in entrants],
+            "games_per_pair": games_per_pair, "seed": seed, "rules": rules.to_dict()}
+
+
+def stored_config(conn: sqlite3.Connection) -> dict[str, Any] | None:
+    """The configuration stored in the database, or None for a new one."""
+    row = conn.execute("SELECT value FROM meta WHERE key = 'config'").fetchone()
+    return None if row is None else json.loads(row[0])
+
+
+def check_or_store_config(conn: sqlite3.Connection, config: dict[str, Any],
+                           db_path: Any) -> None:
+    """Store ``config`` in a new database; raise ``ValueError`` if another one is stored."""
+    stored = stored_config(conn)
+    if stored is None:
+        if conn.execute("SELECT COUNT(*) FROM games").fetchone()[0]:
+            raise ValueError(f"{db_path} holds games but no tournament configuration; "
+                             "use a new --db")
+        with conn:
+            conn.execute("INSERT INTO meta (key, value) VALUES ('config', ?)",
+                         (json.dumps(config, sort_keys=True),))
+        return
+    if stored == config:
+        return
+    diffs = []
+    for key in sorted(set(stored) | set(config)):
+        if stored.get(key) != config.get(key):
+            diffs.append(f"{key}: stored {stored.get(key)!r}, requested {config.get(key)!r}")
+    raise ValueError(
+        f"{db_path} holds a tournament with different settings, so it cannot be resumed "
+        f"({'; '.join(diffs)}). Re-run with the stored settings to resume it, or choose "
+        "another --db for a new tournament.")
+
+
+def done_keys(conn: sqlite3.Connection) -> set[tuple[str, str, int, int]]:
+    """The keys (agent_a, agent_b, deal, seating) of the games already stored."""
+    return {tuple(r) for r in conn.execute(
+        "SELECT agent_a, agent_b, deal, seating FROM games")}  # type: ignore[misc]
+
+
+def insert_games(conn: sqlite3.Connection, rows: list[dict[str, Any]]) -> None:
+    """Store game rows (:data:`COLUMNS`) in one transaction; games already there are kept."""
+    sql = (f"INSERT INTO games ({', '.join(COLUMNS)}) VALUES "
+           f"({', '.join('?' for _ in COLUMNS)}) "
+           "ON CONFLICT (agent_a, agent_b, deal, seating) DO NOTHING")
+    with conn:   # one transaction per chunk
+        conn.executemany(sql, [tuple(r[c] for c in COLUMNS) for r in rows])
+
+
+def fetch_rows(conn: sqlite3.Connection) -> list[tuple]:
+    """Every stored game as a tuple of :data:`ROW_FIELDS`, in key order."""
+    return conn.execute(f"SELECT {', '.join(ROW_FIELDS)} FROM games "
+                        "ORDER BY agent_a, agent_b, deal, seating").fetchall()
+
+
+def read_results(db_path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[tuple]]:
+    """The stored configuration and games of ``db_path`` (``ValueError`` if there are none)."""
+    if not Path(db_path).exists():
+        raise ValueError(f"no results database at {db_path}")
+    conn = connect(db_path)
+    try:
+        config = stored_config(conn)
+        if config is None:
+            raise ValueError(f"{db_path} holds no tournament")
+        rows = fetch_rows(conn)
+    finally:
+        conn.close()
+    return config, rows
