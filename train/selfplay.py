@@ -691,6 +691,7 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
                           {"steps_per_second": round(speed, 1)})
     writer.close()
     plot_learning_curve(run_dir)
+    plot_training(run_dir)
     log(f"{'stopped' if stop['stop'] else 'finished'} at step {state['step']:,} "
         f"({speed:,.0f} learner steps/s); policy: {final}")
     if stop["stop"]:
@@ -871,3 +872,49 @@ def _evaluate(net, config: SelfPlayConfig, run_dir: Path, state: dict[str, Any],
     row = {**evaluation_row(agent, config, step, record), "wall_s": round(state["wall_s"], 1)}
     state["evals"].append(row)
     append_csv(run_dir / "eval.csv", row)
+
+
+def plot_training(run_dir: str | Path) -> Path | None:
+    """``training.png``: win rate against the heuristics (95% intervals) over wall-clock
+    minutes, and entropy, KL, value loss and steps/s over learner steps (``logs/progress.csv``)."""
+    run_dir = Path(run_dir)
+    progress = run_dir / "logs" / "progress.csv"
+    if not progress.exists():
+        return None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    def rows(path: Path) -> list[dict[str, str]]:
+        with path.open() as f:
+            return list(csv.DictReader(f))
+
+    train_rows = rows(progress)
+    col = {k: np.array([float(r[k]) for r in train_rows])
+           for k in ("step", "entropy", "approx_kl", "value_loss", "steps_per_s")}
+    fig, axes = plt.subplots(1, 5, figsize=(20, 3.6))
+    evals = rows(run_dir / "eval.csv") if (run_dir / "eval.csv").exists() else []
+    ax = axes[0]
+    if evals:
+        minutes = np.array([float(r["wall_s"]) for r in evals]) / 60
+        for spec in sorted(k[:-len("_win_rate")] for k in evals[0] if k.endswith("_win_rate")):
+            p = np.array([float(r[f"{spec}_win_rate"]) for r in evals])
+            lo = np.array([float(r[f"{spec}_win_lo"]) for r in evals])
+            hi = np.array([float(r[f"{spec}_win_hi"]) for r in evals])
+            ax.plot(minutes, p, marker="o", label=f"vs {spec}")
+            ax.fill_between(minutes, lo, hi, alpha=0.2)
+        ax.axhline(0.5, color="grey", lw=0.8, ls="--")
+        ax.set_ylim(0, 1)
+        ax.legend()
+    ax.set_xlabel("minutes of training")
+    ax.set_title("win rate (95% CI)")
+    for ax, key in zip(axes[1:], ("entropy", "approx_kl", "value_loss", "steps_per_s")):
+        ax.plot(col["step"], col[key], lw=0.8)
+        ax.set_xlabel("learner steps")
+        ax.set_title(key)
+    fig.tight_layout()
+    out = run_dir / "training.png"
+    fig.savefig(out, dpi=100)
+    plt.close(fig)
+    return out
