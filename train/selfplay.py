@@ -689,7 +689,8 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
     speed = (state["step"] - start_step) / elapsed if elapsed > 0 else 0.0
     final = export_policy(net, run_dir / "policy.safetensors", config, state["step"],
                           {"steps_per_second": round(speed, 1)})
-    writer.close()
+    if writer is not None:
+        writer.close()
     plot_learning_curve(run_dir)
     plot_training(run_dir)
     log(f"{'stopped' if stop['stop'] else 'finished'} at step {state['step']:,} "
