@@ -71,37 +71,37 @@ class SelfPlayConfig:
     # game
     num_players: int = 2
     target: int = 121
-    reward: str = "mix"               # "win", "points" or "mix" (win + shaping x points)
-    shaping: float = 0.02             # weight of the point differential in "mix"
+    reward: str = "points"            # "win", "points" or "mix" (win + shaping x points)
+    shaping: float = 0.1              # weight of the point differential in "mix"
     skunks: bool = True               # the win reward counts game points (2 or 3 for skunks)
     # rollouts
     n_games: int = 256                # games stepped together
     n_steps: int = 32                 # engine steps per rollout (one decision per game each)
     # PPO
-    learning_rate: float = 3e-4
-    n_epochs: int = 2
-    minibatch_size: int = 2048
-    gamma: float = 0.997
+    learning_rate: float = 1e-3
+    n_epochs: int = 4
+    minibatch_size: int = 1024
+    gamma: float = 0.99
     gae_lambda: float = 0.95
     clip_range: float = 0.2
-    ent_coef: float = 0.01
+    ent_coef: float = 0.02
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
     target_kl: float = 0.0            # stop an update's epochs past this KL (0: never)
     # network
     policy: str = "cards"             # "mlp" (linear head) or "cards" (per-card head)
-    net_arch: list[int] = field(default_factory=lambda: [256, 256])
+    net_arch: list[int] = field(default_factory=lambda: [128, 128])
     card_dim: int = 32
     # opponents
     self_play_share: float = 0.5      # games where the learner plays every seat
-    snapshot_every: int = 250_000     # learner steps between snapshots added to the pool
+    snapshot_every: int = 200_000     # learner steps between snapshots added to the pool
     pool_size: int = 8
     pool_priority: float = 2.0        # snapshot weight (1 - learner's win rate) ** this
     # bookkeeping
     time_limit: float = 0.0           # stop (checkpointed, policy exported) after this many
                                       # seconds of this process's training; 0: no limit
-    checkpoint_every: int = 250_000
-    eval_every: int = 500_000
+    checkpoint_every: int = 200_000
+    eval_every: int = 400_000
     eval_games: int = 200             # per heuristic, duplicate deals; 0 disables
     heuristics: list[str] = field(default_factory=lambda: ["greedy", "expert"])
 
