@@ -66,16 +66,18 @@ def _sb3(seconds: float) -> dict[str, Any]:
 
 def run(seconds: float, progress) -> dict[str, Any]:
     results: dict[str, Any] = {"net_arch": NET}
-    try:
-        progress("training: sb3-contrib MaskablePPO (reference)")
-        results["sb3"] = _sb3(seconds)
-    except ImportError as exc:  # sb3-contrib is an extra
-        results["sb3"] = {"skipped": f"not installed: {exc}"}
+    # the self-play runs first: in one measurement they ran several times slower after SB3
+    # had trained in the same process (not understood; a fresh process does not show it)
     for threads in (1, 2):
         progress(f"training: self-play PPO, {threads} torch thread(s)")
         results[f"selfplay_{threads}t"] = _selfplay(seconds, threads, "mlp")
     progress("training: self-play PPO, per-card head")
     results["selfplay_cards_1t"] = _selfplay(seconds, 1, "cards")
+    try:
+        progress("training: sb3-contrib MaskablePPO (reference)")
+        results["sb3"] = _sb3(seconds)
+    except ImportError as exc:  # sb3-contrib is an extra
+        results["sb3"] = {"skipped": f"not installed: {exc}"}
     return results
 
 
