@@ -55,7 +55,7 @@ def test_tiny_run_produces_a_playable_policy(tmp_path):
 def test_resume_after_kill_loses_nothing(tmp_path):
     run = tmp_path / "run"
     total = 4096
-    cmd = [sys.executable, "-m", "cribenv.cli", "train", "--run-dir", str(run),
+    cmd = [sys.executable, "-m", "cribenv.cli", "train", "--backend", "sb3", "--run-dir", str(run),
            "--total-steps", str(total), "--no-progress", "--eval-games", "0"]
     for key, value in TINY.items():
         if key == "eval_games":

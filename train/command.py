@@ -8,35 +8,61 @@ from dataclasses import fields
 from pathlib import Path
 
 from train.config import HELP, TrainConfig
+from train.selfplay import SelfPlayConfig
+
+BACKENDS = ("selfplay", "sb3")
+
+
+def _backend(name: str):
+    """(settings dataclass, train function) of ``--backend``."""
+    if name == "sb3":
+        from train.sb3_trainer import train
+        return TrainConfig, train
+    from train.selfplay import train
+    return SelfPlayConfig, train
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
+    from train.selfplay import HELP as SELFPLAY_HELP
+
     parser.description = (
-        "Self-play PPO (sb3-contrib MaskablePPO) against a pool of frozen snapshots of the "
-        "learner and the heuristic bots. Checkpoints are written atomically; --resume "
-        "continues a killed run from its last checkpoint.")
-    parser.epilog = ("Example: cribenv train --run-dir runs/quick --total-steps 50000 "
-                     "--threads 2   (then: cribenv train --run-dir runs/quick --resume)")
+        "Self-play PPO. The default backend 'selfplay' is masked PPO in torch on the batched "
+        "engine (the learner plays every seat of a share of the games, snapshots of itself the "
+        "others); 'sb3' is the reference sb3-contrib MaskablePPO on the single-agent wrapper. "
+        "Checkpoints are written atomically; --resume continues a killed run from its last "
+        "checkpoint.")
+    parser.epilog = ("Example: cribenv train --run-dir runs/quick --total-steps 200000 "
+                     "(then: cribenv train --run-dir runs/quick --resume). Settings shown with "
+                     "the selfplay defaults; settings of one backend only are marked.")
     parser.add_argument("--run-dir", required=True, help="folder of the run (created)")
-    parser.add_argument("--config", help="JSON file of settings (see train/config.py)")
+    parser.add_argument("--config", help="JSON file of settings (see train/selfplay.py, "
+                                         "train/config.py for sb3)")
+    parser.add_argument("--backend", choices=BACKENDS, default="selfplay",
+                        help="trainer (default selfplay)")
     parser.add_argument("--resume", action="store_true",
                         help="continue the run in --run-dir from its last checkpoint")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    defaults = TrainConfig()
-    for f in fields(TrainConfig):
-        flag = "--" + f.name.replace("_", "-")
-        value = getattr(defaults, f.name)
+    ours, theirs = SelfPlayConfig(), TrainConfig()
+    names = {f.name for f in fields(SelfPlayConfig)}
+    others = {f.name for f in fields(TrainConfig)}
+    for name in [f.name for f in fields(SelfPlayConfig)] + \
+            [f.name for f in fields(TrainConfig) if f.name not in names]:
+        flag = "--" + name.replace("_", "-")
+        value = getattr(ours if name in names else theirs, name)
+        only = "" if name in names and name in others else \
+            (" [selfplay]" if name in names else " [sb3]")
+        text = (SELFPLAY_HELP.get(name) or HELP.get(name, "")) + only
         if isinstance(value, bool):
             parser.add_argument(flag, type=_bool, default=None, metavar="BOOL",
-                                help=f"{HELP.get(f.name, '')} (default {value})")
+                                help=f"{text} (default {value})")
         elif isinstance(value, list):
             kind = type(value[0]) if value else str
             shown = " ".join(map(str, value))
             parser.add_argument(flag, type=kind, nargs="+", default=None,
-                                help=f"{HELP.get(f.name, '')} (default {shown})")
+                                help=f"{text} (default {shown})")
         else:
             parser.add_argument(flag, type=type(value), default=None,
-                                help=f"{HELP.get(f.name, '')} (default {value})")
+                                help=f"{text} (default {value})")
 
 
 def _bool(text: str) -> bool:
@@ -47,20 +73,27 @@ def _bool(text: str) -> bool:
     raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
 
 
-def build_config(args: argparse.Namespace) -> TrainConfig:
+def build_config(args: argparse.Namespace):
+    """The settings of the chosen backend from --config and the flags given."""
+    kind, _ = _backend(getattr(args, "backend", "selfplay"))
     data = {}
     if args.config:
         data = json.loads(Path(args.config).read_text())
-    for f in fields(TrainConfig):
+    known = {f.name for f in fields(kind)}
+    for f in fields(kind):
         value = getattr(args, f.name, None)
         if value is not None:
             data[f.name] = value
-    return TrainConfig.from_dict(data)
+    for name in ({f.name for f in fields(SelfPlayConfig)} | {f.name for f in fields(TrainConfig)}
+                 ) - known:
+        if getattr(args, name, None) is not None:
+            raise SystemExit(f"cribenv train: --{name.replace('_', '-')} is not a setting of "
+                             f"the {args.backend} backend")
+    return kind.from_dict(data)
 
 
 def run(args: argparse.Namespace) -> int:
-    from train.sb3_trainer import train
-
+    _, train = _backend(args.backend)
     config = build_config(args)
     try:
         train(config, args.run_dir, resume=args.resume, progress=not args.no_progress)

@@ -1,0 +1,678 @@
+"""Numba kernels of :mod:`cribenv.vector`: N games of :class:`cribenv.game.Game` in arrays.
+
+Every function here repeats one method of ``Game`` (named in its docstring) on row ``i`` of the
+state arrays, call for call, including CPython's random number generator (MT19937 seeded with
+``init_by_array`` from the seed's 32-bit words, ``getrandbits``, ``_randbelow``, ``sample``), so
+game ``i`` is dealt exactly as ``Game(rules, seed=seeds[i])``; ``tests/test_vector.py`` proves
+them equal step by step. Scoring (card values, sides, show and pegging points) is the core's
+kernels in :mod:`cribenv.scoring`, compiled here.
+
+The state of all games is one ``int64`` array ``st`` (one row a game, the columns below), the
+generators' words ``mt`` (``uint32`` ``(N, 624)``) and the rules ``cfg`` (``int64``, the ``C_``
+indices). Hands, discards, kept hands and the crib are 52-bit card sets (bit ``c`` = card ``c``).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+from numba import prange
+
+# ------------------------------------------------------------------------------------------
+# State columns (one row of ``st`` per game)
+# ------------------------------------------------------------------------------------------
+TO_ACT = 0          # seat to act, -1 once the game is over
+PHASE = 1           # 0 discard, 1 play, 2 game over (cribenv.game.Phase)
+DEALER = 2
+NEXT_DEALER = 3
+HAND_NO = 4         # hand_number (0 for the first hand)
+COUNT = 5           # running count of the play
+SERIES_START = 6    # index into the played cards where the current series starts
+N_PLAYED = 7        # cards laid this hand
+LAST = 8            # seat that laid the last card (-1 none)
+STARTER = 9         # starter card, -1 before it is turned
+WINNER = 10         # winning side, -1 while playing (or when max_hands cut the game short)
+GAME_POINTS = 11    # 0 while playing; 1, 2 or 3 once won
+CRIB = 12           # card set of the crib
+MTI = 13            # index of the next word of the generator (CPython's ``index``)
+SCORES = 14         # 3 sides
+HAND = 17           # 4 seats: card sets held now
+DISC = 21           # 4 seats: card sets laid away to the crib
+KEPT = 25           # 4 seats: card sets kept for the show
+HELD = 29           # 4 seats: number of cards held
+NDISC = 33          # 4 seats: number of cards laid away
+GO = 37             # 4 seats: said Go in this series (0/1)
+PLAYED_CARD = 41    # 16: cards laid this hand, in order
+PLAYED_BY = 57      # 16: the seat that laid each
+DECK = 73           # 52: this hand's shuffled deck
+NCOL = 125
+
+# Rules (``cfg``)
+C_PLAYERS = 0
+C_TARGET = 1
+C_SKUNK = 2
+C_DOUBLE_SKUNK = 3
+C_EXACT = 4         # must_peg_out_exactly
+C_MAX_HANDS = 5     # 0: no limit
+C_HAND_SIZE = 6
+C_NEED = 7          # discards per player
+C_SIDES = 8
+C_FIRST_DEALER = 9  # -1: cut for deal
+C_REWARD = 10       # 0 "win", 1 "points"
+C_SKUNKS = 11       # scale the win reward by the game points
+NCFG = 12
+
+# Observation offsets (cribenv.observation.OFFSETS; checked equal by tests/test_vector.py)
+O_HAND = 0
+O_DISC = 52
+O_STARTER = 104
+O_PLAYED = 156
+O_SERIES = 364
+O_ORDER = 416
+O_COUNT = 468
+O_GO = 500
+O_HELD = 504
+O_DMADE = 508
+O_SCORES = 512
+O_DEALER = 515
+O_TO_ACT = 519
+O_TEAM = 524
+O_PHASE = 528
+O_NPLAY = 531
+O_SHORT = 534
+O_HANDNO = 535
+O_HRANK = 536
+O_UNSEEN = 549
+O_TAIL = 562
+OBS_SIZE = 601
+
+_M32 = np.uint64(0xFFFFFFFF)
+_ONE = np.int64(1)
+
+jit = numba.njit(cache=True, nogil=True)
+pjit = numba.njit(cache=True, nogil=True, parallel=True)
+
+
+# ------------------------------------------------------------------------------------------
+# Scoring (temporary copies until the core's kernels land; see KERNELS.md)
+# ------------------------------------------------------------------------------------------
+@jit
+def card_value(card):
+    """Counting value of a card id: A=1, 2..9, T J Q K = 10."""
+    r = (card >> 2) + 1
+    return 10 if r > 10 else r
+
+
+@jit
+def side_of(seat, num_players):
+    """The scoring side of a seat (partners 0 & 2, 1 & 3 in 4-player games)."""
+    return seat % 2 if num_players == 4 else seat
+
+
+@jit
+def show_score(c0, c1, c2, c3, s, is_crib, rank_points):
+    """``scoring._score5``: show points of hand c0..c3 with starter s."""
+    key = ((((c0 >> 2) * 13 + (c1 >> 2)) * 13 + (c2 >> 2)) * 13 + (c3 >> 2)) * 13 + (s >> 2)
+    pts = np.int64(rank_points[key])
+    su = c0 & 3
+    if (c1 & 3) == su and (c2 & 3) == su and (c3 & 3) == su:
+        if (s & 3) == su:
+            pts += 5
+        elif not is_crib:
+            pts += 4
+    jack = 40 | (s & 3)
+    if jack == c0 or jack == c1 or jack == c2 or jack == c3:
+        pts += 1
+    return pts
+
+
+@jit
+def peg_points(series, start, stop, count):
+    """``scoring.peg_points_ids(series[start:stop])`` with the count of that series given."""
+    n = stop - start
+    r = series[stop - 1] >> 2
+    i = stop - 2
+    while i >= start and series[i] >> 2 == r:
+        i -= 1
+    same = stop - 1 - i
+    pts = 2 if (count == 15 or count == 31) else 0
+    if same > 1:
+        return pts + same * (same - 1)
+    best = 0
+    if n >= 3:
+        seen = _ONE << r
+        lo = r
+        hi = r
+        for i in range(stop - 2, start - 1, -1):
+            q = series[i] >> 2
+            bit = _ONE << q
+            if seen & bit:
+                break
+            seen |= bit
+            if q < lo:
+                lo = q
+            elif q > hi:
+                hi = q
+            length = stop - i
+            if length >= 3 and hi - lo == length - 1:
+                best = length
+    return pts + best
+
+
+# ------------------------------------------------------------------------------------------
+# CPython's random.Random (MT19937), one generator per row of ``mt``
+# ------------------------------------------------------------------------------------------
+@jit
+def _init_genrand(mt, i, s):
+    mt[i, 0] = s
+    prev = np.uint64(s)
+    for k in range(1, 624):
+        prev = (np.uint64(1812433253) * (prev ^ (prev >> np.uint64(30))) + np.uint64(k)) & _M32
+        mt[i, k] = prev
+
+
+@jit
+def seed_generator(mt, st, i, key, keylen):
+    """``random.Random(seed)``: ``init_by_array`` on the 32-bit words of ``abs(seed)``."""
+    _init_genrand(mt, i, np.uint32(19650218))
+    a = 1
+    b = 0
+    k = 624 if 624 > keylen else keylen
+    while k > 0:
+        prev = np.uint64(mt[i, a - 1])
+        x = (np.uint64(mt[i, a]) ^ (((prev ^ (prev >> np.uint64(30))) * np.uint64(1664525))
+                                    & _M32))
+        mt[i, a] = (x + np.uint64(key[b]) + np.uint64(b)) & _M32
+        a += 1
+        b += 1
+        if a >= 624:
+            mt[i, 0] = mt[i, 623]
+            a = 1
+        if b >= keylen:
+            b = 0
+        k -= 1
+    k = 623
+    while k > 0:
+        prev = np.uint64(mt[i, a - 1])
+        x = (np.uint64(mt[i, a]) ^ (((prev ^ (prev >> np.uint64(30))) * np.uint64(1566083941))
+                                    & _M32))
+        mt[i, a] = (x - np.uint64(a)) & _M32
+        a += 1
+        if a >= 624:
+            mt[i, 0] = mt[i, 623]
+            a = 1
+        k -= 1
+    mt[i, 0] = np.uint32(0x80000000)
+    st[i, MTI] = 624
+
+
+@jit
+def _twist(mt, i):
+    upper = np.uint32(0x80000000)
+    lower = np.uint32(0x7FFFFFFF)
+    mag = np.uint32(0x9908B0DF)
+    for kk in range(624):
+        y = (mt[i, kk] & upper) | (mt[i, (kk + 1) % 624] & lower)
+        v = mt[i, (kk + 397) % 624] ^ (y >> np.uint32(1))
+        if y & np.uint32(1):
+            v ^= mag
+        mt[i, kk] = v
+
+
+@jit
+def genrand_uint32(mt, st, i):
+    """The next 32-bit word of game ``i``'s generator (CPython's ``genrand_uint32``)."""
+    idx = st[i, MTI]
+    if idx >= 624:
+        _twist(mt, i)
+        idx = 0
+    y = mt[i, idx]
+    st[i, MTI] = idx + 1
+    y ^= y >> np.uint32(11)
+    y ^= (y << np.uint32(7)) & np.uint32(0x9D2C5680)
+    y ^= (y << np.uint32(15)) & np.uint32(0xEFC60000)
+    y ^= y >> np.uint32(18)
+    return np.int64(y)
+
+
+@jit
+def bit_length(n):
+    k = 0
+    while n:
+        n >>= 1
+        k += 1
+    return k
+
+
+@jit
+def getrandbits(mt, st, i, k):
+    """``Random.getrandbits(k)`` for ``1 <= k <= 32``."""
+    return genrand_uint32(mt, st, i) >> (32 - k)
+
+
+@jit
+def randbelow(mt, st, i, n):
+    """``Random._randbelow_with_getrandbits(n)`` (``randrange(n)``) for ``n >= 1``."""
+    k = bit_length(n)
+    r = getrandbits(mt, st, i, k)
+    while r >= n:
+        r = getrandbits(mt, st, i, k)
+    return r
+
+
+# ------------------------------------------------------------------------------------------
+# The game (each function is the Game method of the same name, on row i)
+# ------------------------------------------------------------------------------------------
+@jit
+def _score(st, cfg, i, side, pts):
+    """``Game._score``: add a scoring unit; return True if it ends the game."""
+    target = cfg[C_TARGET]
+    new = st[i, SCORES + side] + pts
+    if cfg[C_EXACT] and new > target:
+        return False
+    st[i, SCORES + side] = new
+    if new < target:
+        return False
+    st[i, WINNER] = side
+    best = -1
+    for s in range(cfg[C_SIDES]):
+        if s != side and st[i, SCORES + s] > best:
+            best = st[i, SCORES + s]
+    if best < cfg[C_DOUBLE_SKUNK]:
+        st[i, GAME_POINTS] = 3
+    elif best < cfg[C_SKUNK]:
+        st[i, GAME_POINTS] = 2
+    else:
+        st[i, GAME_POINTS] = 1
+    st[i, PHASE] = 2
+    st[i, TO_ACT] = -1
+    return True
+
+
+@jit
+def _cut_for_deal(mt, st, cfg, i):
+    """``Game._cut_for_deal``: ``rng.sample(range(52), k)`` per round; lowest rank deals."""
+    n = cfg[C_PLAYERS]
+    contenders = np.empty(4, np.int64)
+    for s in range(n):
+        contenders[s] = s
+    k = n
+    picks = np.empty(4, np.int64)
+    while True:
+        # sample() of 52 items, k <= 4: the "selected set" branch
+        for a in range(k):
+            j = randbelow(mt, st, i, 52)
+            dup = True
+            while dup:
+                dup = False
+                for b in range(a):
+                    if picks[b] == j:
+                        dup = True
+                        j = randbelow(mt, st, i, 52)
+                        break
+            picks[a] = j
+        low = 99
+        for a in range(k):
+            r = picks[a] >> 2
+            if r < low:
+                low = r
+        m = 0
+        for a in range(k):
+            if picks[a] >> 2 == low:
+                contenders[m] = contenders[a]
+                m += 1
+        k = m
+        if k == 1:
+            return contenders[0]
+
+
+@jit
+def _new_hand(mt, st, cfg, i):
+    """``Game._new_hand`` (random deals): shuffle, rotate the deal, deal from the dealer's left."""
+    n = cfg[C_PLAYERS]
+    st[i, HAND_NO] += 1
+    for c in range(52):
+        st[i, DECK + c] = c
+    for a in range(51, 0, -1):     # Game._shuffle (random.shuffle)
+        j = randbelow(mt, st, i, a + 1)
+        t = st[i, DECK + a]
+        st[i, DECK + a] = st[i, DECK + j]
+        st[i, DECK + j] = t
+    dealer = st[i, NEXT_DEALER]
+    st[i, DEALER] = dealer
+    st[i, NEXT_DEALER] = (dealer + 1) % n
+    size = cfg[C_HAND_SIZE]
+    for s in range(4):
+        st[i, HAND + s] = 0
+        st[i, DISC + s] = 0
+        st[i, KEPT + s] = 0
+        st[i, HELD + s] = 0
+        st[i, NDISC + s] = 0
+        st[i, GO + s] = 0
+    for a in range(size * n):
+        seat = (dealer + 1 + a % n) % n
+        st[i, HAND + seat] |= _ONE << st[i, DECK + a]
+    for s in range(n):
+        st[i, HELD + s] = size
+    st[i, CRIB] = (_ONE << st[i, DECK + 51]) if n == 3 else 0
+    st[i, STARTER] = -1
+    st[i, N_PLAYED] = 0
+    st[i, SERIES_START] = 0
+    st[i, COUNT] = 0
+    st[i, LAST] = -1
+    st[i, PHASE] = 0
+    st[i, TO_ACT] = (dealer + 1) % n
+
+
+@jit
+def start_game(mt, st, cfg, i, key, keylen):
+    """``Game(rules, seed)``: seed the generator, cut for the first deal (unless
+    ``first_dealer``), deal the first hand."""
+    seed_generator(mt, st, i, key, keylen)
+    for c in range(NCOL):
+        if c != MTI:
+            st[i, c] = 0
+    st[i, WINNER] = -1
+    st[i, HAND_NO] = -1
+    dealer = cfg[C_FIRST_DEALER]
+    if dealer < 0:
+        dealer = _cut_for_deal(mt, st, cfg, i)
+    st[i, NEXT_DEALER] = dealer
+    _new_hand(mt, st, cfg, i)
+
+
+@jit
+def _playable(hand, count):
+    """The cards of a card set that can be laid without passing 31."""
+    room = 31 - count
+    if room >= 10:
+        return hand
+    return hand & ((_ONE << (4 * room)) - 1)
+
+
+@jit
+def _show(mt, st, cfg, rank_points, i):
+    """``Game._show``: count the hands from the dealer's left, then the crib."""
+    n = cfg[C_PLAYERS]
+    dealer = st[i, DEALER]
+    starter = st[i, STARTER]
+    st[i, TO_ACT] = -1
+    cards = np.empty(4, np.int64)
+    for k in range(1, n + 2):
+        if k <= n:
+            seat = (dealer + k) % n
+            hand = st[i, KEPT + seat]
+        else:
+            seat = dealer
+            hand = st[i, CRIB]
+        m = 0
+        for c in range(52):
+            if (hand >> c) & 1:
+                cards[m] = c
+                m += 1
+        pts = show_score(cards[0], cards[1], cards[2], cards[3], starter, k > n, rank_points)
+        if pts and _score(st, cfg, i, side_of(seat, n), pts):
+            return
+    if cfg[C_MAX_HANDS] > 0 and st[i, HAND_NO] + 1 >= cfg[C_MAX_HANDS]:
+        st[i, PHASE] = 2     # cut short: no winner
+        return
+    _new_hand(mt, st, cfg, i)
+
+
+@jit
+def _end_series(mt, st, cfg, rank_points, i, go):
+    """``Game._end_series``: a Go (1 point, or last card) or 31 ends the series. Returns the
+    seat the play continues from, or -1 when the hand (show) or the game is over."""
+    n = cfg[C_PLAYERS]
+    last = st[i, LAST]
+    finished = True
+    for s in range(n):
+        if st[i, HAND + s]:
+            finished = False
+    if go and _score(st, cfg, i, side_of(last, n), 1):
+        return -1
+    if finished:
+        _show(mt, st, cfg, rank_points, i)
+        return -1
+    st[i, COUNT] = 0
+    st[i, SERIES_START] = st[i, N_PLAYED]
+    for s in range(4):
+        st[i, GO + s] = 0
+    return (last + 1) % n
+
+
+@jit
+def _continue_play(mt, st, cfg, rank_points, i, seat):
+    """``Game._continue_play``: the next seat from ``seat`` on that can lay a card; Go passes
+    (the series ends when nobody can lay a card, and the play goes on after it)."""
+    n = cfg[C_PLAYERS]
+    while seat >= 0:
+        count = st[i, COUNT]
+        for k in range(n):
+            q = (seat + k) % n
+            hand = st[i, HAND + q]
+            if not hand:
+                continue
+            if _playable(hand, count):
+                st[i, TO_ACT] = q
+                return
+            st[i, GO + q] = 1
+        seat = _end_series(mt, st, cfg, rank_points, i, True)
+
+
+@jit
+def _turn_starter(mt, st, cfg, rank_points, i):
+    """``Game._turn_starter``: keep the hands, cut the starter (2 for his heels)."""
+    n = cfg[C_PLAYERS]
+    for s in range(n):
+        st[i, KEPT + s] = st[i, HAND + s]
+    first = cfg[C_HAND_SIZE] * n
+    rest = 52 - first - (1 if n == 3 else 0)
+    starter = st[i, DECK + first + randbelow(mt, st, i, rest)]
+    st[i, STARTER] = starter
+    st[i, PHASE] = 1
+    dealer = st[i, DEALER]
+    if starter >> 2 == 10 and _score(st, cfg, i, side_of(dealer, n), 2):
+        return
+    _continue_play(mt, st, cfg, rank_points, i, (dealer + 1) % n)
+
+
+@jit
+def is_legal(st, i, card):
+    """Whether the seat to act in game ``i`` may lay ``card`` (False once the game is over)."""
+    p = st[i, TO_ACT]
+    if p < 0 or card < 0 or card >= 52:
+        return False
+    hand = st[i, HAND + p]
+    if st[i, PHASE] == 1:
+        hand = _playable(hand, st[i, COUNT])
+    return ((hand >> card) & 1) == 1
+
+
+@jit
+def step_game(mt, st, cfg, rank_points, i, card):
+    """``Game.step(card)`` for a legal card (``_discard`` or ``_play``)."""
+    n = cfg[C_PLAYERS]
+    p = st[i, TO_ACT]
+    bit = _ONE << card
+    st[i, HAND + p] &= ~bit
+    st[i, HELD + p] -= 1
+    if st[i, PHASE] == 0:   # Game._discard
+        st[i, DISC + p] |= bit
+        st[i, NDISC + p] += 1
+        st[i, CRIB] |= bit
+        need = cfg[C_NEED]
+        if st[i, NDISC + p] < need:
+            return
+        for k in range(1, n + 1):
+            q = (p + k) % n
+            if st[i, NDISC + q] < need:
+                st[i, TO_ACT] = q
+                return
+        _turn_starter(mt, st, cfg, rank_points, i)
+        return
+    # Game._play
+    count = st[i, COUNT] + card_value(card)
+    st[i, COUNT] = count
+    k = st[i, N_PLAYED]
+    st[i, PLAYED_CARD + k] = card
+    st[i, PLAYED_BY + k] = p
+    st[i, N_PLAYED] = k + 1
+    st[i, LAST] = p
+    pts = peg_points(st[i, PLAYED_CARD:PLAYED_CARD + 16], st[i, SERIES_START], k + 1, count)
+    if pts and _score(st, cfg, i, side_of(p, n), pts):
+        return
+    if count == 31:
+        _continue_play(mt, st, cfg, rank_points, i,
+                       _end_series(mt, st, cfg, rank_points, i, False))
+        return
+    _continue_play(mt, st, cfg, rank_points, i, (p + 1) % n)
+
+
+# ------------------------------------------------------------------------------------------
+# Batched entry points (called by cribenv.vector)
+# ------------------------------------------------------------------------------------------
+@pjit
+def start_games(mt, st, cfg, rows, keys, keylens):
+    """Start game ``rows[j]`` from the seed words ``keys[j, :keylens[j]]``."""
+    for j in prange(rows.shape[0]):
+        start_game(mt, st, cfg, rows[j], keys[j], keylens[j])
+
+
+@jit
+def first_illegal(st, actions):
+    """The first game whose action is illegal (-1 if none); finished games are skipped."""
+    for i in range(st.shape[0]):
+        if st[i, TO_ACT] >= 0 and not is_legal(st, i, actions[i]):
+            return i
+    return -1
+
+
+@jit
+def _rewards_of_step(st, cfg, i, b0, b1, b2, rewards, cumulative, shaping, actor):
+    """The AEC env's ``rewards`` of one step (``_apply_points`` and ``_finish``) and its
+    ``_cumulative_rewards`` (reset for the seat that acted, then accumulated)."""
+    n = cfg[C_PLAYERS]
+    sides = cfg[C_SIDES]
+    g0 = st[i, SCORES] - b0
+    g1 = st[i, SCORES + 1] - b1
+    g2 = st[i, SCORES + 2] - b2
+    total = g0 + g1 + g2
+    weight = 1.0 if cfg[C_REWARD] == 1 else shaping
+    over = st[i, TO_ACT] < 0
+    winner = st[i, WINNER]
+    scale = np.float64(st[i, GAME_POINTS]) if cfg[C_SKUNKS] else 1.0
+    for seat in range(n):
+        side = side_of(seat, n)
+        r = 0.0
+        if weight != 0.0 and total != 0:
+            own = g0 if side == 0 else (g1 if side == 1 else g2)
+            r = weight * (own - (total - own) / (sides - 1))
+        if over and winner >= 0 and cfg[C_REWARD] == 0:
+            if side == winner:
+                r += scale
+            else:
+                r += -scale / (sides - 1)
+        rewards[i, seat] = r
+        if seat == actor:
+            cumulative[i, seat] = r
+        else:
+            cumulative[i, seat] += r
+
+
+@pjit
+def step_games(mt, st, cfg, rank_points, actions, rewards, cumulative, shaping):
+    """Step every game still playing with its action (all legal: see :func:`first_illegal`)
+    and write the step's rewards; finished games are left alone with zero rewards."""
+    for i in prange(st.shape[0]):
+        p = st[i, TO_ACT]
+        if p < 0:
+            for s in range(rewards.shape[1]):
+                rewards[i, s] = 0.0
+            continue
+        b0 = st[i, SCORES]
+        b1 = st[i, SCORES + 1]
+        b2 = st[i, SCORES + 2]
+        step_game(mt, st, cfg, rank_points, i, actions[i])
+        _rewards_of_step(st, cfg, i, b0, b1, b2, rewards, cumulative, shaping, p)
+
+
+@pjit
+def legal_masks(st, out):
+    """``out[i, c]`` = card ``c`` is legal in game ``i`` (all False once it is over)."""
+    for i in prange(st.shape[0]):
+        p = st[i, TO_ACT]
+        hand = np.int64(0)
+        if p >= 0:
+            hand = st[i, HAND + p]
+            if st[i, PHASE] == 1:
+                hand = _playable(hand, st[i, COUNT])
+        for c in range(52):
+            out[i, c] = ((hand >> c) & 1) == 1
+
+
+@jit
+def encode_row(st, cfg, i, me, obs):
+    """``observation.encode(game.view(me))`` of game ``i`` into the zeroed vector ``obs``."""
+    n = cfg[C_PLAYERS]
+    target = cfg[C_TARGET]
+    me_side = side_of(me, n)
+    for k in range(n):
+        if side_of((me + k) % n, n) == me_side:
+            obs[O_TEAM + k] = 1.0
+    obs[O_NPLAY + n - 2] = 1.0
+    if target == 61:
+        obs[O_SHORT] = 1.0
+    for r in range(13):
+        obs[O_UNSEEN + r] = 1.0
+    hand = st[i, HAND + me]
+    disc = st[i, DISC + me]
+    for c in range(52):
+        if (hand >> c) & 1:
+            obs[O_HAND + c] = 1.0
+            obs[O_HRANK + (c >> 2)] += 0.25
+            obs[O_UNSEEN + (c >> 2)] -= 0.25
+        if (disc >> c) & 1:
+            obs[O_DISC + c] = 1.0
+            obs[O_UNSEEN + (c >> 2)] -= 0.25
+    starter = st[i, STARTER]
+    if starter >= 0:
+        obs[O_STARTER + starter] = 1.0
+        obs[O_UNSEEN + (starter >> 2)] -= 0.25
+    n_played = st[i, N_PLAYED]
+    series_start = st[i, SERIES_START]
+    for j in range(n_played):
+        card = st[i, PLAYED_CARD + j]
+        p = st[i, PLAYED_BY + j]
+        obs[O_PLAYED + 52 * ((p - me) % n) + card] = 1.0
+        obs[O_UNSEEN + (card >> 2)] -= 0.25
+        obs[O_ORDER + card] = np.float32((j + 1) / 16)
+        if j >= series_start:
+            obs[O_SERIES + card] = 1.0
+    tail = n_played - series_start
+    for j in range(min(tail, 3)):
+        obs[O_TAIL + 13 * j + (st[i, PLAYED_CARD + n_played - 1 - j] >> 2)] = 1.0
+    obs[O_COUNT + st[i, COUNT]] = 1.0
+    for k in range(n):
+        p = (me + k) % n
+        if st[i, GO + p]:
+            obs[O_GO + k] = 1.0
+        obs[O_HELD + k] = np.float32(st[i, HELD + p] / 6)
+        obs[O_DMADE + k] = np.float32(st[i, NDISC + p] / 2)
+    sides = cfg[C_SIDES]
+    for k in range(sides):
+        obs[O_SCORES + k] = np.float32(st[i, SCORES + (me_side + k) % sides] / target)
+    obs[O_DEALER + (st[i, DEALER] - me) % n] = 1.0
+    to_act = st[i, TO_ACT]
+    obs[O_TO_ACT + (4 if to_act < 0 else (to_act - me) % n)] = 1.0
+    obs[O_PHASE + st[i, PHASE]] = 1.0
+    obs[O_HANDNO] = np.float32(st[i, HAND_NO] / 255)
+
+
+@pjit
+def encode_rows(st, cfg, seats, out):
+    """Row ``i`` of ``out`` = the observation of seat ``seats[i]`` in game ``i``."""
+    for i in prange(st.shape[0]):
+        row = out[i]
+        row[:] = 0.0
+        encode_row(st, cfg, i, seats[i], row)

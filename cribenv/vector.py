@@ -1,0 +1,328 @@
+"""N games of Cribbage stepped together in compiled code (numba): the engine of fast self-play.
+
+:class:`VectorGame` holds N games in arrays and steps all of them with one call. Game ``i``
+plays exactly as ``Game(rules, seed=seeds[i])`` of :mod:`cribenv.game` (the same cut, deals and
+starters, the same forced Go passes, scores and winner), and :meth:`VectorGame.observe` is
+exactly ``observation.encode(game.view(seat))``; ``tests/test_vector.py`` checks both step by
+step against ``Game`` (``scripts/vector_differential.py`` runs 10^6 games).
+
+    >>> import numpy as np
+    >>> from cribenv.game import Rules
+    >>> vg = VectorGame(Rules(num_players=2), seeds=[0, 1, 2])
+    >>> rng = np.random.default_rng(0)
+    >>> while not vg.done.all():
+    ...     vg.step(vg.random_actions(rng))
+    >>> [int(w) for w in vg.winner]
+    [1, 0, 1]
+
+This module (and only it, in ``cribenv``) imports numba; the kernels compile once and are
+cached on disk (``cache=True``), so later imports are quick. The kernels run in parallel over
+the games on ``numba.get_num_threads()`` threads (``numba.set_num_threads`` changes it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from cribenv import _vector_kernels as K
+from cribenv import cards as C
+from cribenv.game import IllegalActionError, Rules
+from cribenv.observation import OBS_SIZE
+from cribenv.scoring import RANK_POINTS
+
+__all__ = ["VectorGame", "VectorIllegalActionError", "seed_words"]
+
+_SEED_MAX = 2**63 - 1   # the AEC env's range for game seeds
+
+
+class VectorIllegalActionError(IllegalActionError):
+    """An action of :meth:`VectorGame.step` is illegal. ``game``, ``seat`` and ``card`` name
+    it; no game was stepped."""
+
+    def __init__(self, message: str, game: int, seat: int, card: int) -> None:
+        super().__init__(message)
+        self.game = game
+        self.seat = seat
+        self.card = card
+
+
+def seed_words(seeds: Sequence[int] | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The key ``random.Random(seed)`` seeds MT19937 with: the 32-bit words of ``abs(seed)``,
+    least significant first (at least one word). Returns ``(words (N, W) uint32, lengths (N,))``.
+
+    >>> words, lengths = seed_words([0, 5, -5, 2**32 + 7])
+    >>> words.tolist(), lengths.tolist()
+    ([[0, 0], [5, 0], [5, 0], [7, 1]], [1, 1, 1, 2])
+    """
+    if isinstance(seeds, np.ndarray) and seeds.dtype.kind in "iu" and seeds.ndim == 1:
+        mag = np.abs(seeds.astype(np.int64)).astype(np.uint64) if seeds.dtype.kind == "i" \
+            else seeds.astype(np.uint64)
+        words = np.empty((len(mag), 2), np.uint32)
+        words[:, 0] = mag & np.uint64(0xFFFFFFFF)
+        words[:, 1] = mag >> np.uint64(32)
+        lengths = np.where(words[:, 1] > 0, 2, 1).astype(np.int64)
+        if seeds.dtype == np.int64 and (seeds == np.iinfo(np.int64).min).any():
+            return seed_words([int(s) for s in seeds])
+        return words, lengths
+    ints = []
+    for s in seeds:
+        if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
+            raise TypeError(f"seeds must be ints (as Game's seed), got {s!r}")
+        ints.append(abs(int(s)))
+    width = max([1] + [(s.bit_length() + 31) // 32 for s in ints])
+    words = np.zeros((len(ints), width), np.uint32)
+    lengths = np.ones(len(ints), np.int64)
+    for row, s in enumerate(ints):
+        k = 0
+        while s:
+            words[row, k] = s & 0xFFFFFFFF
+            s >>= 32
+            k += 1
+        lengths[row] = max(k, 1)
+    return words, lengths
+
+
+class VectorGame:
+    """N games of Cribbage under one :class:`~cribenv.game.Rules`, stepped together.
+
+    Args:
+        rules: the table rules (2, 3 or 4 players, target, skunk lines, exact peg-out).
+        seeds: one int per game; game ``i`` is dealt exactly as ``Game(rules, seed=seeds[i])``.
+        first_dealer: as ``Game``'s (skip the cut; the same seat deals first in every game).
+        max_hands: as ``Game``'s (stop after that many hands, no winner unless one reached the
+            target): one-hand episodes (the AEC env's ``episode="hand"``).
+        reward: the AEC env's rewards (:attr:`rewards`): ``"win"`` (+1 to the winning side,
+            -1 shared by the losers at the end, times the game points with ``skunks``) or
+            ``"points"`` (the zero-sum point differential of each step).
+        skunks: scale the win reward by the game points (1, 2 or 3).
+        shaping: with ``reward="win"``, add ``shaping`` x the point differential each step.
+        auto_reset: a game that ends is replaced at once by a new one, seeded from
+            ``seed_stream``; the step's :attr:`finished`, :attr:`final_scores`,
+            :attr:`final_winner` and :attr:`final_game_points` describe the games that ended.
+        seed_stream: seed of the ``numpy`` generator that draws the new games' seeds (in game
+            order, ``integers(2**63 - 1)`` each, like the AEC env's ``reset()``).
+
+    State (numpy arrays, one row a game; read-only views, refreshed by every call):
+    :attr:`to_act` (seat, -1 once over), :attr:`done`, :attr:`scores` ``(N, sides)``,
+    :attr:`winner` (side, -1 while playing), :attr:`game_points`, :attr:`phase`,
+    :attr:`dealer`, :attr:`hand_number`, :attr:`count`; after a step :attr:`rewards` and
+    :attr:`cumulative_rewards` ``(N, num_players)`` float32.
+    """
+
+    def __init__(self, rules: Rules | None = None, seeds: Sequence[int] | np.ndarray = (0,), *,
+                 first_dealer: int | None = None, max_hands: int | None = None,
+                 reward: str = "win", skunks: bool = False, shaping: float = 0.0,
+                 auto_reset: bool = False, seed_stream: int | None = None) -> None:
+        self.rules = rules = rules if rules is not None else Rules()
+        n = rules.num_players
+        if first_dealer is not None and not (isinstance(first_dealer, (int, np.integer))
+                                             and 0 <= first_dealer < n):
+            raise ValueError(f"first_dealer must be None or a seat 0..{n - 1}, "
+                             f"got {first_dealer!r}")
+        if max_hands is not None and max_hands < 1:
+            raise ValueError(f"max_hands must be None or at least 1, got {max_hands!r}")
+        if reward not in ("win", "points"):
+            raise ValueError(f"reward must be 'win' or 'points', got {reward!r}")
+        if rules.target not in (61, 121):
+            raise ValueError(f"the batched engine encodes 61- or 121-point games (the "
+                             f"observation's), not target={rules.target}")
+        cfg = np.zeros(K.NCFG, np.int64)
+        cfg[K.C_PLAYERS] = n
+        cfg[K.C_TARGET] = rules.target
+        cfg[K.C_SKUNK] = rules.skunk_line
+        cfg[K.C_DOUBLE_SKUNK] = rules.double_skunk_line
+        cfg[K.C_EXACT] = int(rules.must_peg_out_exactly)
+        cfg[K.C_MAX_HANDS] = 0 if max_hands is None else max_hands
+        cfg[K.C_HAND_SIZE] = rules.hand_size
+        cfg[K.C_NEED] = rules.discards_per_player
+        cfg[K.C_SIDES] = rules.num_sides
+        cfg[K.C_FIRST_DEALER] = -1 if first_dealer is None else int(first_dealer)
+        cfg[K.C_REWARD] = 0 if reward == "win" else 1
+        cfg[K.C_SKUNKS] = int(bool(skunks))
+        self._cfg = cfg
+        self._rank_points = np.asarray(RANK_POINTS)
+        self.num_players = n
+        self.num_sides = rules.num_sides
+        self.reward_mode = reward
+        self.shaping = float(shaping)
+        self.auto_reset = bool(auto_reset)
+        self._seed_rng = np.random.default_rng(seed_stream)
+        self._seats = np.zeros(0, np.int64)
+        self.reset(seeds)
+
+    # ---------------------------------------------------------------- (re)starting games
+    def reset(self, seeds: Sequence[int] | np.ndarray) -> None:
+        """Start a new game in every row (``len(seeds)`` games, game ``i`` from ``seeds[i]``)."""
+        num = len(seeds)
+        if num < 1:
+            raise ValueError("VectorGame needs at least one seed")
+        self.num_games = num
+        self._st = np.zeros((num, K.NCOL), np.int64)
+        self._mt = np.zeros((num, 624), np.uint32)
+        self.rewards = np.zeros((num, self.num_players), np.float32)
+        self.cumulative_rewards = np.zeros((num, self.num_players), np.float32)
+        self.finished = np.zeros(num, bool)
+        self.final_scores = np.zeros((num, self.num_sides), np.int64)
+        self.final_winner = np.full(num, -1, np.int64)
+        self.final_game_points = np.zeros(num, np.int64)
+        self.games_finished = 0
+        self.reset_games(np.arange(num), seeds)
+
+    def reset_games(self, rows: Sequence[int] | np.ndarray,
+                    seeds: Sequence[int] | np.ndarray) -> None:
+        """Start a new game in each row of ``rows``, from the matching seed."""
+        rows = np.asarray(rows, np.int64)
+        if len(rows) != len(seeds):
+            raise ValueError(f"{len(rows)} rows but {len(seeds)} seeds")
+        if len(rows) == 0:
+            return
+        words, lengths = seed_words(seeds)
+        K.start_games(self._mt, self._st, self._cfg, rows, words, lengths)
+        self.rewards[rows] = 0.0
+        self.cumulative_rewards[rows] = 0.0
+
+    # ---------------------------------------------------------------- state
+    def _column(self, col: int) -> np.ndarray:
+        view = self._st[:, col]
+        view.flags.writeable = False
+        return view
+
+    @property
+    def to_act(self) -> np.ndarray:
+        """``(N,)`` int64: the seat to act in each game, -1 once it is over."""
+        return self._column(K.TO_ACT)
+
+    @property
+    def done(self) -> np.ndarray:
+        """``(N,)`` bool: the game is over (always False with ``auto_reset``)."""
+        return self._st[:, K.TO_ACT] < 0
+
+    @property
+    def scores(self) -> np.ndarray:
+        """``(N, sides)`` int64: each side's score."""
+        view = self._st[:, K.SCORES:K.SCORES + self.num_sides]
+        view.flags.writeable = False
+        return view
+
+    @property
+    def winner(self) -> np.ndarray:
+        """``(N,)`` int64: the winning side, -1 while playing (or cut short by ``max_hands``)."""
+        return self._column(K.WINNER)
+
+    @property
+    def game_points(self) -> np.ndarray:
+        """``(N,)`` int64: 1, 2 (skunk) or 3 (double skunk) once won, else 0."""
+        return self._column(K.GAME_POINTS)
+
+    @property
+    def phase(self) -> np.ndarray:
+        """``(N,)`` int64: :class:`~cribenv.game.Phase` values (0 discard, 1 play, 2 over)."""
+        return self._column(K.PHASE)
+
+    @property
+    def dealer(self) -> np.ndarray:
+        return self._column(K.DEALER)
+
+    @property
+    def hand_number(self) -> np.ndarray:
+        return self._column(K.HAND_NO)
+
+    @property
+    def count(self) -> np.ndarray:
+        """``(N,)`` int64: the running count of the play."""
+        return self._column(K.COUNT)
+
+    def hands(self, seat: int) -> list[list[int]]:
+        """The cards ``seat`` holds in each game (sorted card ids; for tests and debugging)."""
+        sets = self._st[:, K.HAND + seat]
+        return [[c for c in range(52) if (int(s) >> c) & 1] for s in sets]
+
+    # ---------------------------------------------------------------- acting
+    def legal_mask(self, out: np.ndarray | None = None) -> np.ndarray:
+        """``(N, 52)`` bool: the legal cards of the seat to act (all False once over)."""
+        if out is None:
+            out = np.empty((self.num_games, 52), bool)
+        K.legal_masks(self._st, out)
+        return out
+
+    def random_actions(self, rng: np.random.Generator) -> np.ndarray:
+        """A uniformly random legal card for every game (0 for finished games)."""
+        mask = self.legal_mask()
+        noise = rng.random((self.num_games, 52), dtype=np.float32)
+        noise += 1.0
+        noise *= mask
+        return noise.argmax(axis=1)
+
+    def step(self, actions: Sequence[int] | np.ndarray) -> np.ndarray:
+        """Every game still playing lays ``actions[i]`` (a discard or a card to play);
+        finished games ignore theirs. Returns :attr:`rewards`.
+
+        Raises :class:`VectorIllegalActionError` (naming the game, seat and card; no game is
+        stepped) if an action is illegal.
+        """
+        acts = np.asarray(actions)
+        if acts.shape != (self.num_games,):
+            raise ValueError(f"expected {self.num_games} actions, got shape {acts.shape}")
+        if acts.dtype != np.int64:
+            if acts.dtype.kind not in "iu":
+                raise ValueError(f"actions must be integer card ids, got dtype {acts.dtype}")
+            acts = acts.astype(np.int64)
+        st = self._st
+        bad = K.first_illegal(st, acts)
+        if bad >= 0:
+            raise self._illegal(bad, int(acts[bad]))
+        playing = st[:, K.TO_ACT] >= 0
+        K.step_games(self._mt, st, self._cfg, self._rank_points, acts, self.rewards,
+                     self.cumulative_rewards, self.shaping)
+        self.finished = playing & (st[:, K.TO_ACT] < 0)
+        if self.auto_reset:
+            self._replace_finished()
+        return self.rewards
+
+    def _illegal(self, i: int, card: int) -> VectorIllegalActionError:
+        seat = int(self._st[i, K.TO_ACT])
+        legal = np.flatnonzero(self.legal_mask()[i]).tolist()
+        what = C.to_str(card) if 0 <= card < 52 else repr(card)
+        return VectorIllegalActionError(
+            f"game {i}: seat {seat} cannot lay {what} (legal: {C.to_str_many(legal)})",
+            i, seat, card)
+
+    def _replace_finished(self) -> None:
+        st = self._st
+        if not self.finished.any():
+            return
+        rows = np.flatnonzero(self.finished)
+        self.final_scores[rows] = st[rows, K.SCORES:K.SCORES + self.num_sides]
+        self.final_winner[rows] = st[rows, K.WINNER]
+        self.final_game_points[rows] = st[rows, K.GAME_POINTS]
+        self.games_finished += len(rows)
+        seeds = self._seed_rng.integers(_SEED_MAX, size=len(rows))
+        rewards = self.rewards[rows]
+        self.reset_games(rows, seeds)
+        self.rewards[rows] = rewards   # the ended games' last rewards stay readable
+
+    # ---------------------------------------------------------------- observations
+    def observe(self, seats: np.ndarray | None = None,
+                out: np.ndarray | None = None) -> np.ndarray:
+        """``(N, OBS_SIZE)`` float32: ``observation.encode(game.view(seat))`` of each game.
+
+        ``seats`` (``(N,)``) picks the observer of each game; by default the seat to act,
+        and seat 0 in a finished game (its view of the final position).
+        """
+        if seats is None:
+            seats = np.maximum(self._st[:, K.TO_ACT], 0)
+        else:
+            seats = np.asarray(seats, np.int64)
+            if seats.shape != (self.num_games,) or seats.min() < 0 or \
+                    seats.max() >= self.num_players:
+                raise ValueError(f"seats must be {self.num_games} seats 0..{self.num_players - 1}")
+        if out is None:
+            out = np.empty((self.num_games, OBS_SIZE), np.float32)
+        K.encode_rows(self._st, self._cfg, seats, out)
+        return out
+
+    def __repr__(self) -> str:
+        return (f"VectorGame(players={self.num_players}, target={self.rules.target}, "
+                f"games={self.num_games}, done={int(self.done.sum())})")

@@ -1,0 +1,259 @@
+"""Self-play masked PPO (train/selfplay.py): credit assignment by hand, export round trip, a
+short run that plays, SIGKILL and an exact resume."""
+
+from __future__ import annotations
+
+import doctest
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from agents import make_agent  # noqa: E402
+from agents.ppo import load_policy  # noqa: E402
+from cribenv.game import Game, Rules  # noqa: E402
+from cribenv.observation import OBS_SIZE, encode  # noqa: E402
+from train import selfplay  # noqa: E402
+from train.selfplay import (  # noqa: E402
+    CheckpointError,
+    SeatRollout,
+    SelfPlayConfig,
+    export_policy,
+    make_network,
+    train,
+)
+
+TINY = dict(n_games=8, n_steps=16, minibatch_size=64, n_epochs=1, net_arch=[16], card_dim=4,
+            threads=1, heuristics=["random"], eval_games=0, snapshot_every=128,
+            checkpoint_every=256, eval_every=512, pool_size=3)
+
+
+def tiny(**kw) -> SelfPlayConfig:
+    return SelfPlayConfig(**{**TINY, "total_steps": 512, **kw})
+
+
+def test_doctests():
+    assert doctest.testmod(selfplay).failed == 0
+
+
+def _decide(r: SeatRollout, row: int, value: float, action: int = 0):
+    return r.decide(np.array([row]), np.full((1, 1), row, np.float32),
+                    np.ones((1, 52), bool), np.array([action]), np.array([-0.5]),
+                    np.array([value]))
+
+
+def _script(r: SeatRollout) -> None:
+    """Game of 2 seats (rows 0, 1): decisions and points in between, worked out by hand."""
+    _decide(r, 0, 1.0)                      # idx 0
+    r.earn(np.array([0, 1]), np.array([1.0, -1.0]))   # before seat 1's first decision: dropped
+    _decide(r, 1, 0.5)                      # idx 1
+    r.earn(np.array([0, 1]), np.array([2.0, -2.0]))
+    _decide(r, 0, 2.0)                      # idx 2: closes idx 0 with 1 + 2 = 3
+    r.earn(np.array([0, 1]), np.array([0.5, -0.5]))
+    _decide(r, 1, -1.0)                     # idx 3: closes idx 1 with -2 - 0.5 = -2.5
+    r.earn(np.array([0, 1]), np.array([4.0, -4.0]))
+
+
+def test_credit_and_gae_per_seat_by_hand():
+    r = SeatRollout(rows=2, obs_size=1)
+    _script(r)
+    r.end(np.array([0, 1]))          # closes idx 2 (0.5 + 4) and idx 3 (-4), terminal
+    b = r.take(gamma=0.9, lam=0.8)
+    # delta0 = 3 + .9*2 - 1 = 3.8, delta2 = 4.5 - 2 = 2.5 -> adv0 = 3.8 + .72*2.5 = 5.6
+    # delta1 = -2.5 + .9*(-1) - .5 = -3.9, delta3 = -4 + 1 = -3 -> adv1 = -3.9 - .72*3 = -6.06
+    assert b["row"].tolist() == [0, 1, 0, 1]
+    np.testing.assert_allclose(b["advantages"], [5.6, -6.06, 2.5, -3.0])
+    np.testing.assert_allclose(b["returns"], [6.6, -5.56, 4.5, -4.0])
+    assert r.carried() == 0
+
+
+def test_open_decisions_carry_into_the_next_rollout():
+    r = SeatRollout(rows=2, obs_size=1)
+    _script(r)
+    first = r.take(gamma=0.9, lam=0.8)     # idx 2 and 3 are still open: no reward known
+    np.testing.assert_allclose(first["advantages"], [3.8, -3.9])   # truncated: bootstrap only
+    assert r.carried() == 2
+    r.end(np.array([0, 1]))                # the points earned before the cut still count
+    second = r.take(gamma=0.9, lam=0.8)
+    np.testing.assert_allclose(second["advantages"], [2.5, -3.0])
+    assert second["obs"][:, 0].tolist() == [0.0, 1.0] and second["logprob"].tolist() == [-.5, -.5]
+
+
+@pytest.mark.parametrize("players,reward", [(2, "points"), (2, "win"), (3, "points"),
+                                            (4, "win"), (4, "points")])
+def test_each_seat_is_credited_its_sides_result(players, reward):
+    """Random games through Games.step: with gamma = lambda = 1 and zero values, the return
+    of a seat's first decision is everything credited to it until the end of the game: its
+    side's final point differential (points) or +/- the game points (win, skunks)."""
+    cfg = SelfPlayConfig(num_players=players, n_games=6, reward=reward, skunks=True,
+                         self_play_share=1.0)
+    games = selfplay.Games(cfg, selfplay.SnapshotPool(1, 1.0), np.random.default_rng(0), 0)
+    finals: dict[int, tuple] = {}
+    restart = games.vg.reset_games
+
+    def capture(rows, seeds):
+        for i in np.asarray(rows).tolist():
+            vg = games.vg
+            finals.setdefault(i, (vg.scores[i].copy(), int(vg.winner[i]),
+                                  int(vg.game_points[i])))
+        restart(rows, seeds)
+
+    games.vg.reset_games = capture
+    rollout = SeatRollout(cfg.n_games * players)
+    rng = np.random.default_rng(1)
+    while len(finals) < cfg.n_games:
+        vg = games.vg
+        rows = np.arange(cfg.n_games) * players + vg.to_act
+        actions = vg.random_actions(rng)
+        n = cfg.n_games
+        rollout.decide(rows, vg.observe(), vg.legal_mask(), actions, np.zeros(n), np.zeros(n))
+        games.step(actions, rollout)
+    batch = rollout.take(gamma=1.0, lam=1.0)
+    first = {}
+    for row, ret in zip(batch["row"].tolist(), batch["returns"].tolist()):
+        first.setdefault(row, ret)
+    sides = games.sides
+    for g, (scores, winner, points) in finals.items():
+        for seat in range(players):
+            own = scores[sides[seat]]
+            if reward == "points":
+                expected = own - (scores.sum() - own) / (len(scores) - 1)
+            else:
+                expected = points if sides[seat] == winner else -points / (len(scores) - 1)
+            assert first[g * players + seat] == pytest.approx(expected, abs=1e-4)
+
+
+@pytest.mark.parametrize("head", ["mlp", "cards"])
+def test_export_round_trip_torch_equals_numpy(tmp_path, head):
+    cfg = SelfPlayConfig(policy=head, net_arch=[32, 16], card_dim=8)
+    torch.manual_seed(0)
+    net = make_network(cfg)
+    with torch.no_grad():
+        for p in net.parameters():
+            p.add_(0.1 * torch.randn_like(p))
+    path = export_policy(net, tmp_path / "p.safetensors", cfg, steps=7)
+    policy = load_policy(path)
+    game = Game(Rules(), seed=3)
+    obs = []
+    while not game.is_over and len(obs) < 40:
+        obs.append(encode(game.view(game.current_player)))
+        game.step(game.legal_actions()[0])
+    x = np.stack(obs)
+    with torch.no_grad():
+        expected = net.logits(torch.from_numpy(x)).numpy()
+    np.testing.assert_allclose(policy.logits(x), expected, rtol=1e-5, atol=1e-5)
+    assert policy.config["head"] == head and policy.config["steps"] == 7
+
+
+def test_masked_sampling_never_picks_illegal_cards():
+    rng = np.random.default_rng(0)
+    logits = rng.normal(size=(500, 52)) * 5
+    mask = rng.random((500, 52)) < 0.1
+    mask[np.arange(500), rng.integers(0, 52, 500)] = True
+    picks = selfplay.sample_masked(logits, mask, rng)
+    assert mask[np.arange(500), picks].all()
+    logp = selfplay.masked_log_probs(torch.from_numpy(logits).float(), torch.from_numpy(mask))
+    assert torch.allclose(logp.exp().sum(1), torch.ones(500))
+    assert (logp.exp()[~torch.from_numpy(mask)] == 0).all()
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_tiny_run_trains_and_plays(tmp_path, players):
+    run = tmp_path / "run"
+    policy = train(tiny(num_players=players, eval_games=2 if players == 2 else 0,
+                        total_steps=384), run, progress=False, log=lambda s: None)
+    rows = (run / "logs" / "progress.csv").read_text().splitlines()
+    assert rows[0].startswith("policy_loss,value_loss,entropy,approx_kl") and len(rows) >= 3
+    assert json.loads((run / "config.json").read_text())["num_players"] == players
+    agent = make_agent(f"ppo:{policy}")
+    game = Game(Rules(num_players=players, target=61), seed=1)
+    while not game.is_over:
+        mask = np.zeros(52, np.int8)
+        mask[game.legal_actions()] = 1
+        game.step(agent.act({"observation": encode(game.view(game.current_player)),
+                             "action_mask": mask}))
+    with pytest.raises(CheckpointError, match="already holds a run"):
+        train(tiny(), run, progress=False, log=lambda s: None)
+
+
+def _columns(path: Path) -> list[dict[str, str]]:
+    import csv
+
+    with path.open() as f:
+        rows = list(csv.DictReader(f))
+    timing = ("steps_per_s", "collect_s", "update_s", "cpu_s", "wall_s")
+    return [{k: v for k, v in r.items() if k not in timing} for r in rows]
+
+
+def test_sigkill_then_resume_continues_exactly(tmp_path):
+    total = 2048
+    straight = tmp_path / "straight"
+    train(tiny(total_steps=total), straight, progress=False, log=lambda s: None)
+
+    run = tmp_path / "killed"
+    cmd = [sys.executable, "-m", "cribenv.cli", "train", "--run-dir", str(run),
+           "--total-steps", str(total), "--no-progress"]
+    for key, value in TINY.items():
+        flag = "--" + key.replace("_", "-")
+        cmd += [flag, *map(str, value)] if isinstance(value, list) else [flag, str(value)]
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    output = tmp_path / "output.txt"
+    with output.open("w") as out:
+        proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT)
+        latest = run / "checkpoints" / "LATEST"
+        deadline = time.time() + 600   # a busy machine: starting torch and numba is slow
+        while time.time() < deadline and proc.poll() is None:
+            if latest.exists() and latest.read_text().strip() >= "step-000000512":
+                break
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    assert latest.exists(), output.read_text()
+    killed_at = int(latest.read_text().strip().split("-")[1])
+    assert 0 < killed_at < total, "the run must be killed mid-way"
+
+    logs: list[str] = []
+    policy = train(tiny(total_steps=total), run, resume=True, progress=False, log=logs.append)
+    assert any(f"at step {killed_at:,}" in line for line in logs), logs
+    # the same numbers, update for update, as the run that was never killed
+    assert _columns(run / "logs" / "progress.csv") == _columns(straight / "logs/progress.csv")
+    a, b = load_policy(policy), load_policy(straight / "policy.safetensors")
+    for (wa, ba), (wb, bb) in zip(a.layers + [a.action], b.layers + [b.action]):
+        assert np.array_equal(wa, wb) and np.array_equal(ba, bb)
+
+
+def test_bad_resumes_give_clear_errors(tmp_path):
+    run = tmp_path / "run"
+    with pytest.raises(CheckpointError, match="nothing to resume"):
+        train(tiny(), run, resume=True, progress=False)
+    train(tiny(total_steps=256), run, progress=False, log=lambda s: None)
+    cfg = json.loads((run / "config.json").read_text())
+    (run / "config.json").write_text(json.dumps({**cfg, "learning_rate": 1e-2}))
+    with pytest.raises(CheckpointError, match="different settings"):
+        train(tiny(total_steps=512), run, resume=True, progress=False)
+    (run / "config.json").write_text(json.dumps(cfg))
+    name = (run / "checkpoints" / "LATEST").read_text().strip()
+    (run / "checkpoints" / name / "model.zip").write_bytes(b"garbage")
+    with pytest.raises(CheckpointError, match="cannot be loaded"):
+        train(tiny(total_steps=512), run, resume=True, progress=False)
+    (run / "checkpoints" / name / "state.json").write_text("{not json")
+    with pytest.raises(CheckpointError, match="unreadable"):
+        train(tiny(total_steps=512), run, resume=True, progress=False)
+
+
+def test_config_validation():
+    with pytest.raises(ValueError, match="reward"):
+        SelfPlayConfig(reward="score")
+    with pytest.raises(ValueError, match="policy"):
+        SelfPlayConfig(policy="transformer")
+    with pytest.raises(ValueError, match="unknown self-play settings"):
+        SelfPlayConfig.from_dict({"learning_rte": 1})
+    assert OBS_SIZE == 601

@@ -1,0 +1,921 @@
+"""Self-play masked PPO on the batched engine, CleanRL style: one file that reads top to bottom.
+
+1. **Settings** (:class:`SelfPlayConfig`, saved as ``config.json`` in the run folder).
+2. **The network** (:class:`ActorCritic`): an actor MLP on the 601-entry observation giving 52
+   logits, either through a plain linear head (``policy="mlp"``) or a per-card head
+   (``policy="cards"``: logit of card c = query(h) . embedding(c) + bias(c), the embedding the
+   sum of a rank, a suit and a card vector, so what is learnt about a rank is shared by its
+   four suits), and a separate critic MLP. Both heads export as the ``mlp`` policy file of
+   :mod:`agents.ppo` (the per-card head folds into a 52-row action layer), so ``ppo:PATH``
+   plays the result with numpy.
+3. **Seats as rows** (:class:`SeatRollout`): every seat of every game is a row; each row's
+   trajectory is its own decisions. The points (and the final result) earned between two
+   decisions of a seat, on anyone's turn, are credited to its earlier decision; the game's end
+   closes every seat's last decision. GAE runs along each row's own chain of decisions.
+4. **Opponents** (:class:`SnapshotPool`): in a share ``self_play_share`` of the games the
+   learner plays every seat; in the others it plays one side and a frozen snapshot of itself,
+   drawn from a pool, plays the rest (sampling rule in the class).
+5. **The loop** (:func:`train`): collect ``n_steps`` steps of ``n_games`` games, compute the
+   advantages, run the clipped PPO update, log, evaluate, snapshot, checkpoint.
+
+A rollout ends mid-game; a seat's last decision of the rollout does not know its reward yet.
+It is carried into the next rollout and trained there, with the probability it was sampled
+with (so its importance ratio is exact; it was drawn by the policy of one update earlier). The
+advantage of the decision before it bootstraps from the value computed at it.
+
+Counting: ``total_steps`` and the steps/s count learner decisions (the samples PPO trains on);
+the engine also plays the snapshots' decisions, reported as ``engine_steps``.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import math
+import signal
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+
+from cribenv.game import Rules
+from cribenv.observation import OBS_SIZE
+from cribenv.vector import VectorGame
+from train.checkpoints import CHECKPOINT_FORMAT, CheckpointError, save_checkpoint
+from train.evaluation import append_csv, evaluation_row
+from train.learning_curve import plot_learning_curve
+
+TRAINER = "selfplay"   # named in checkpoints (the SB3 trainer's have another layout)
+NUM_CARDS = 52
+
+
+# ------------------------------------------------------------------------------------------
+# 1. Settings
+# ------------------------------------------------------------------------------------------
+
+@dataclass
+class SelfPlayConfig:
+    """Everything that defines a self-play run (saved as ``config.json`` in the run dir)."""
+
+    # length and hardware
+    total_steps: int = 5_000_000      # learner decisions to train on
+    threads: int = 1                  # torch threads
+    engine_threads: int = 1           # numba threads of the batched engine
+    device: str = "cpu"               # "cpu" or "cuda"
+    seed: int = 0
+    # game
+    num_players: int = 2
+    target: int = 121
+    reward: str = "points"            # "win", "points" or "mix" (win + shaping x points)
+    shaping: float = 0.1              # weight of the point differential in "mix"
+    skunks: bool = True               # the win reward counts game points (2 or 3 for skunks)
+    # rollouts
+    n_games: int = 256                # games stepped together
+    n_steps: int = 32                 # engine steps per rollout (one decision per game each)
+    # PPO
+    learning_rate: float = 1e-3
+    n_epochs: int = 4
+    minibatch_size: int = 1024
+    gamma: float = 0.99
+    gae_lambda: float = 0.95
+    clip_range: float = 0.2
+    ent_coef: float = 0.02
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    target_kl: float = 0.0            # stop an update's epochs past this KL (0: never)
+    # network
+    policy: str = "cards"             # "mlp" (linear head) or "cards" (per-card head)
+    net_arch: list[int] = field(default_factory=lambda: [128, 128])
+    card_dim: int = 32
+    # opponents
+    self_play_share: float = 0.5      # games where the learner plays every seat
+    snapshot_every: int = 200_000     # learner steps between snapshots added to the pool
+    pool_size: int = 8
+    pool_priority: float = 2.0        # snapshot weight (1 - learner's win rate) ** this
+    # bookkeeping
+    time_limit: float = 0.0           # stop (checkpointed, policy exported) after this many
+                                      # seconds of this process's training; 0: no limit
+    checkpoint_every: int = 200_000
+    eval_every: int = 400_000
+    eval_games: int = 200             # per heuristic, duplicate deals; 0 disables
+    heuristics: list[str] = field(default_factory=lambda: ["greedy", "expert"])
+
+    #: settings that may change when a run is resumed
+    RESUMABLE = ("total_steps", "threads", "engine_threads", "device", "checkpoint_every",
+                 "eval_every", "eval_games", "time_limit")
+
+    def __post_init__(self) -> None:
+        if self.reward not in ("win", "points", "mix"):
+            raise ValueError(f"reward must be 'win', 'points' or 'mix', got {self.reward!r}")
+        if self.policy not in ("mlp", "cards"):
+            raise ValueError(f"policy must be 'mlp' or 'cards', got {self.policy!r}")
+        if self.num_players not in (2, 3, 4):
+            raise ValueError(f"num_players must be 2, 3 or 4, got {self.num_players}")
+        if not 0.0 <= self.self_play_share <= 1.0:
+            raise ValueError(f"self_play_share must be in [0, 1], got {self.self_play_share}")
+        for name in ("total_steps", "threads", "engine_threads", "n_games", "n_steps", "n_epochs",
+                     "minibatch_size", "snapshot_every", "pool_size", "checkpoint_every",
+                     "eval_every", "card_dim"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
+        if self.eval_games < 0 or self.eval_games % 2:
+            raise ValueError(f"eval_games must be an even number >= 0, got {self.eval_games}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def fingerprint(self) -> str:
+        """A hash of the settings that must not change when a run is resumed."""
+        fixed = {k: v for k, v in self.to_dict().items() if k not in self.RESUMABLE}
+        return hashlib.sha256(json.dumps(fixed, sort_keys=True).encode()).hexdigest()[:16]
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> SelfPlayConfig:
+        unknown = sorted(set(data) - {f.name for f in fields(cls)})
+        if unknown:
+            raise ValueError(f"unknown self-play settings: {', '.join(unknown)}")
+        return cls(**data)
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_dict(), indent=2, sort_keys=True) + "\n")
+
+    @classmethod
+    def load(cls, path: str | Path) -> SelfPlayConfig:
+        return cls.from_dict(json.loads(Path(path).read_text()))
+
+
+# One line of help per setting (``cribenv train --help``).
+HELP: dict[str, str] = {
+    "total_steps": "learner decisions to train on",
+    "threads": "torch threads",
+    "engine_threads": "numba threads of the batched engine (1: on a busy machine more threads "
+                      "spin and slow it down many times)",
+    "device": "'cpu' or 'cuda'",
+    "reward": "'win' (+game points / -game points at the end), 'points' (point differential "
+              "per decision) or 'mix' (win + shaping x points)",
+    "shaping": "weight of the point differential in reward 'mix' (sb3: with reward 'win')",
+    "skunks": "the win reward counts game points (2 or 3 for skunks)",
+    "n_games": "games stepped together",
+    "n_steps": "engine steps per rollout (selfplay: one decision per game each; sb3: per env)",
+    "n_epochs": "PPO epochs per update",
+    "minibatch_size": "PPO minibatch size (decisions)",
+    "max_grad_norm": "gradient norm clip",
+    "policy": "network: selfplay 'mlp' or 'cards' (per-card head); sb3 'mlp' or "
+              "'expert-prior'",
+    "net_arch": "hidden layer sizes (actor and critic)",
+    "card_dim": "size of the card embeddings of the per-card head",
+    "self_play_share": "share of games where the learner plays every seat (the rest: "
+                       "against pool snapshots)",
+    "snapshot_every": "learner steps between snapshots added to the pool",
+    "pool_size": "snapshots kept in the pool",
+    "pool_priority": "snapshot j drawn with weight (1 - learner's win rate against j) ** this",
+    "eval_games": "evaluation games per heuristic (duplicate deals), 0 disables",
+    "time_limit": "stop (checkpointed, policy exported) after this many seconds; 0: no limit",
+    "heuristics": "heuristic bots of the evaluation",
+}
+
+
+# ------------------------------------------------------------------------------------------
+# 2. The network
+# ------------------------------------------------------------------------------------------
+
+def _torch():
+    import torch
+
+    return torch
+
+
+def _mlp(sizes: list[int]):
+    nn = _torch().nn
+    layers: list[Any] = []
+    for a, b in zip(sizes[:-1], sizes[1:]):
+        layers += [_init(nn.Linear(a, b), math.sqrt(2)), nn.ReLU()]
+    return nn.Sequential(*layers)
+
+
+def _init(layer, std: float):
+    nn = _torch().nn
+    nn.init.orthogonal_(layer.weight, std)
+    nn.init.zeros_(layer.bias)
+    return layer
+
+
+def make_network(config: SelfPlayConfig):
+    """The actor-critic of ``config`` (a ``torch.nn.Module``)."""
+    torch = _torch()
+    nn = torch.nn
+
+    class ActorCritic(nn.Module):
+        """Actor: MLP -> 52 logits (linear or per-card head). Critic: its own MLP -> 1."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            sizes = [OBS_SIZE, *config.net_arch]
+            width = sizes[-1]
+            self.actor = _mlp(sizes)
+            self.per_card = config.policy == "cards"
+            if self.per_card:
+                d = config.card_dim
+                self.query = _init(nn.Linear(width, d), 0.01)
+                self.rank = nn.Parameter(torch.randn(13, d) / math.sqrt(d))
+                self.suit = nn.Parameter(torch.randn(4, d) / math.sqrt(d))
+                self.card = nn.Parameter(torch.zeros(NUM_CARDS, d))
+                self.card_bias = nn.Parameter(torch.zeros(NUM_CARDS))
+            else:
+                self.head = _init(nn.Linear(width, NUM_CARDS), 0.01)
+            self.critic = nn.Sequential(_mlp(sizes), _init(nn.Linear(width, 1), 1.0))
+
+        def action_layer(self):
+            """(weight (52, width), bias (52,)) of the actor's last layer."""
+            if not self.per_card:
+                return self.head.weight, self.head.bias
+            emb = self.rank.repeat_interleave(4, 0) + self.suit.repeat(13, 1) + self.card
+            return emb @ self.query.weight, emb @ self.query.bias + self.card_bias
+
+        def logits(self, obs):
+            w, b = self.action_layer()
+            return self.actor(obs) @ w.T + b
+
+        def value(self, obs):
+            return self.critic(obs).squeeze(-1)
+
+    return ActorCritic()
+
+
+def masked_log_probs(logits, mask):
+    """Log-probabilities of the legal cards (illegal ones get -inf-like values, probability 0)."""
+    torch = _torch()
+    return torch.log_softmax(logits.masked_fill(~mask, -1e9), dim=-1)
+
+
+def entropy(logp, mask):
+    torch = _torch()
+    return -(torch.where(mask, logp.exp() * logp, torch.zeros_like(logp))).sum(-1)
+
+
+def export_arrays(net) -> dict[str, np.ndarray]:
+    """The actor as the tensors of an :mod:`agents.ppo` ``mlp`` policy file."""
+    torch = _torch()
+    out: dict[str, np.ndarray] = {}
+    linears = [m for m in net.actor if isinstance(m, torch.nn.Linear)]
+    with torch.no_grad():
+        for i, m in enumerate(linears):
+            out[f"pi.{i}.weight"] = m.weight.detach().cpu().numpy().copy()
+            out[f"pi.{i}.bias"] = m.bias.detach().cpu().numpy().copy()
+        w, b = net.action_layer()
+        out["action.weight"] = w.detach().cpu().numpy().copy()
+        out["action.bias"] = b.detach().cpu().numpy().copy()
+    return out
+
+
+def export_policy(net, path: str | Path, config: SelfPlayConfig, steps: int,
+                  extra: dict[str, Any] | None = None) -> Path:
+    """Write the actor as a weights-only policy file (play it with ``ppo:PATH``)."""
+    from agents.ppo import save_tensors
+
+    meta = {"arch": "mlp", "activation": "relu", "net_arch": config.net_arch,
+            "head": config.policy, "steps": steps, "num_players": config.num_players,
+            "target": config.target, "trainer": "selfplay", "train_config": config.to_dict()}
+    meta.update(extra or {})
+    return save_tensors(path, export_arrays(net), meta)
+
+
+# ------------------------------------------------------------------------------------------
+# 3. Seats as rows: credit assignment and GAE
+# ------------------------------------------------------------------------------------------
+
+class SeatRollout:
+    """Decisions of many rows (row = game x seat), each row's decisions chained in time.
+
+    ``decide`` records one decision for each of some rows (at most one per row per call) and
+    closes the row's previous decision: its reward is what the row earned since, its next value
+    the value of the new one. ``earn`` adds rewards to rows, ``end`` closes rows whose game is
+    over (terminal: no bootstrap). ``take`` returns the closed decisions with their advantages
+    and keeps the open ones (each row's latest) for the next rollout.
+
+    >>> r = SeatRollout(rows=2, obs_size=1)
+    >>> _ = r.decide(np.array([0]), np.zeros((1, 1)), np.ones((1, 52), bool),
+    ...              np.array([3]), np.array([-1.0]), np.array([0.5]))
+    >>> r.earn(np.array([0, 1]), np.array([2.0, -2.0]))
+    >>> r.end(np.array([0, 1]))
+    >>> batch = r.take(gamma=1.0, lam=1.0)
+    >>> batch["returns"].tolist(), batch["advantages"].tolist()
+    ([2.0], [1.5])
+    """
+
+    def __init__(self, rows: int, obs_size: int = OBS_SIZE) -> None:
+        self.rows = rows
+        self.obs_size = obs_size
+        self.open = np.full(rows, -1, np.int64)      # index of the row's open decision
+        self.earned = np.zeros(rows, np.float64)     # reward since the row's open decision
+        self._reset_storage()
+
+    def _reset_storage(self) -> None:
+        self.blocks: list[dict[str, np.ndarray]] = []
+        self.size = 0
+        # closed decisions: index -> (reward, next value, next index or -1, terminal)
+        self.closed_by: dict[int, tuple[float, float, int, bool]] = {}
+
+    def decide(self, rows: np.ndarray, obs: np.ndarray, mask: np.ndarray, actions: np.ndarray,
+               logprobs: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """Record one decision of each row in ``rows``; returns their indices."""
+        n = len(rows)
+        idx = np.arange(self.size, self.size + n)
+        self.blocks.append({"row": rows.astype(np.int64), "obs": obs, "mask": mask,
+                            "action": actions, "logprob": logprobs, "value": values})
+        self.size += n
+        prev = self.open[rows]
+        has = prev >= 0
+        self._close(prev[has], self.earned[rows[has]], values[has], idx[has], done=False)
+        self.earned[rows] = 0.0
+        self.open[rows] = idx
+        return idx
+
+    def earn(self, rows: np.ndarray, rewards: np.ndarray) -> None:
+        """Add rewards earned now by ``rows`` (credited to each row's open decision)."""
+        np.add.at(self.earned, rows, rewards)
+
+    def end(self, rows: np.ndarray) -> None:
+        """The games of ``rows`` are over: close their open decisions as terminal."""
+        prev = self.open[rows]
+        has = prev >= 0
+        n = int(has.sum())
+        self._close(prev[has], self.earned[rows[has]], np.zeros(n), np.full(n, -1), done=True)
+        self.earned[rows] = 0.0
+        self.open[rows] = -1
+
+    def _close(self, idx, reward, next_value, nxt, done: bool) -> None:
+        for i, r, v, j in zip(idx.tolist(), reward.tolist(), next_value.tolist(),
+                              np.asarray(nxt).tolist()):
+            self.closed_by[i] = (r, v, j, done)
+
+    def _column(self, name: str) -> np.ndarray:
+        return np.concatenate([b[name] for b in self.blocks]) if self.blocks else np.zeros(0)
+
+    def take(self, gamma: float, lam: float) -> dict[str, np.ndarray]:
+        """The closed decisions with ``advantages`` and ``returns`` (GAE along each row)."""
+        n = self.size
+        reward = np.zeros(n)
+        next_value = np.zeros(n)
+        nxt = np.full(n, -1, np.int64)
+        done = np.zeros(n, bool)
+        closed = np.zeros(n, bool)
+        for i, (r, v, j, d) in self.closed_by.items():
+            reward[i], next_value[i], nxt[i], done[i], closed[i] = r, v, j, d, True
+        value = self._column("value").astype(np.float64)
+        adv = np.zeros(n)
+        delta = reward + gamma * next_value * ~done - value
+        # a decision's successor comes later, so one backward pass over indices suffices;
+        # an open successor (the rollout's end) contributes nothing beyond its value
+        for i in range(n - 1, -1, -1):
+            if not closed[i]:
+                continue
+            j = nxt[i]
+            carry = adv[j] if j >= 0 and closed[j] else 0.0
+            adv[i] = delta[i] + gamma * lam * carry
+        cols = {name: self._column(name) for name in ("row", "obs", "mask", "action",
+                                                      "logprob", "value")}
+        batch = {k: v[closed] for k, v in cols.items()}
+        batch["advantages"] = adv[closed]
+        batch["returns"] = adv[closed] + value[closed]
+        # keep the open decisions (renumbered) for the next rollout
+        keep = np.flatnonzero(~closed)
+        old_open = self.open.copy()
+        self._reset_storage()
+        if len(keep):
+            self.blocks.append({k: v[keep] for k, v in cols.items()})
+            self.size = len(keep)
+        remap = np.full(n + 1, -1, np.int64)
+        remap[keep] = np.arange(len(keep))
+        self.open = np.where(old_open >= 0, remap[old_open], -1)
+        return batch
+
+    def carried(self) -> int:
+        return self.size
+
+
+# ------------------------------------------------------------------------------------------
+# 4. Opponents: a pool of frozen snapshots
+# ------------------------------------------------------------------------------------------
+
+class SnapshotPool:
+    """Frozen snapshots of the learner (policy files played with numpy), drawn once per game.
+
+    Sampling rule (prioritised fictitious self-play, "hard" weighting): snapshot ``j`` is drawn
+    with probability proportional to ``(1 - w_j) ** priority``, where ``w_j = (wins + 1) /
+    (games + 2)`` is the learner's win rate against it so far (a new snapshot starts at 1/2).
+    The snapshots the learner still loses to are played most; the newest ``size`` are kept.
+
+    >>> pool = SnapshotPool(size=2, priority=2.0)
+    >>> pool.names, pool.wins, pool.games = ["a", "b"], [9.0, 0.0], [10.0, 0.0]
+    >>> [round(float(p), 3) for p in pool.probabilities()]
+    [0.1, 0.9]
+    """
+
+    def __init__(self, size: int, priority: float) -> None:
+        self.size = size
+        self.priority = priority
+        self.names: list[str] = []
+        self.policies: list[Any] = []
+        self.wins: list[float] = []
+        self.games: list[float] = []
+
+    def add(self, path: Path, wins: float = 0.0, games: float = 0.0) -> None:
+        self.names.append(path.name)
+        self.policies.append(frozen_actor(path))
+        self.wins.append(wins)
+        self.games.append(games)
+        while len(self.names) > self.size:
+            for column in (self.names, self.policies, self.wins, self.games):
+                column.pop(0)
+
+    def probabilities(self) -> np.ndarray:
+        w = (np.array(self.wins) + 1) / (np.array(self.games) + 2)
+        weight = (1 - w) ** self.priority + 1e-6
+        return weight / weight.sum()
+
+    def sample(self, rng: np.random.Generator, n: int) -> list[str]:
+        return [self.names[i] for i in rng.choice(len(self.names), n, p=self.probabilities())]
+
+    def record(self, name: str, learner_won: float) -> None:
+        if name in self.names:
+            j = self.names.index(name)
+            self.wins[j] += learner_won
+            self.games[j] += 1
+
+    def policy(self, name: str):
+        return self.policies[self.names.index(name)]
+
+    def state(self) -> list[dict[str, Any]]:
+        return [{"name": n, "wins": w, "games": g}
+                for n, w, g in zip(self.names, self.wins, self.games)]
+
+
+def frozen_actor(path: Path, device: str = "cpu"):
+    """The actor of an ``mlp`` policy file as a torch function: observations (numpy) -> logits.
+
+    (Torch rather than the numpy :class:`agents.ppo.MlpActor`: same numbers, and it keeps to
+    the trainer's torch threads, where numpy's BLAS may start threads of its own.)"""
+    from agents.ppo import load_policy
+
+    torch = _torch()
+    policy = load_policy(path)
+    layers: list[Any] = []
+    for w, b in policy.layers + [policy.action]:
+        linear = torch.nn.Linear(w.shape[1], w.shape[0])
+        with torch.no_grad():
+            linear.weight.copy_(torch.from_numpy(w))
+            linear.bias.copy_(torch.from_numpy(b))
+        layers += [linear, torch.nn.ReLU()]
+    net = torch.nn.Sequential(*layers[:-1]).to(device)
+
+    def logits(obs: np.ndarray) -> np.ndarray:
+        with torch.no_grad():
+            return net(torch.from_numpy(obs).to(device)).cpu().numpy()
+
+    return logits
+
+
+def sample_masked(logits: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One legal card per row, drawn with probabilities softmax(logits) over the legal ones."""
+    gumbel = -np.log(-np.log(rng.random(logits.shape)))
+    return np.argmax(np.where(mask, logits + gumbel, -np.inf), axis=1)
+
+
+# ------------------------------------------------------------------------------------------
+# 5. The loop
+# ------------------------------------------------------------------------------------------
+
+class Games:
+    """The batch of games, who plays which seat, the rewards credited to the seats' decisions,
+    and automatic restarts with fresh seeds.
+
+    The rewards are the engine's (:attr:`cribenv.vector.VectorGame.rewards`, the AEC env's
+    definitions): ``win`` is +game points to the winning side and the loss shared by the other
+    sides (partners share their side's), ``points`` the zero-sum point differential of each
+    step, ``mix`` the win reward plus ``shaping`` x the point differential.
+    """
+
+    def __init__(self, config: SelfPlayConfig, pool: SnapshotPool, rng: np.random.Generator,
+                 first_game: int) -> None:
+        self.config = config
+        self.rules = Rules(num_players=config.num_players, target=config.target)
+        self.sides = np.array([self.rules.side_of(s) for s in range(config.num_players)])
+        self.pool = pool
+        self.rng = rng
+        self.started = first_game
+        n, seats = config.n_games, config.num_players
+        self.learner = np.ones((n, seats), bool)   # seats the learner plays
+        self.opponent: list[str | None] = [None] * n  # snapshot playing the other seats
+        self.policies: dict[str, Any] = {}  # the snapshots in play (kept if the pool drops one)
+        self.vg = VectorGame(self.rules, self._seeds(n),
+                             reward="points" if config.reward == "points" else "win",
+                             skunks=config.skunks,
+                             shaping=config.shaping if config.reward == "mix" else 0.0)
+        self.all_rows = np.arange(n * seats)
+        self.assign(np.arange(n))
+
+    def _seeds(self, k: int) -> np.ndarray:
+        seeds = self.config.seed * 1_000_000_007 + self.started + np.arange(k)
+        self.started += k
+        return seeds
+
+    def assign(self, idx: np.ndarray) -> None:
+        """Draw who plays each seat of the games ``idx``."""
+        selfplay = self.rng.random(len(idx)) < self.config.self_play_share
+        if not self.pool.names:
+            selfplay[:] = True
+        side = self.rng.integers(0, self.rules.num_sides, len(idx))
+        self.learner[idx] = np.where(selfplay[:, None], True,
+                                     self.sides[None, :] == side[:, None])
+        names = self.pool.sample(self.rng, len(idx)) if self.pool.names else [None] * len(idx)
+        for i, sp, name in zip(idx.tolist(), selfplay.tolist(), names):
+            self.opponent[i] = None if sp else name
+            if not sp and name not in self.policies:
+                self.policies[name] = self.pool.policy(name)
+        in_play = set(self.opponent)
+        self.policies = {k: v for k, v in self.policies.items() if k in in_play}
+
+    def step(self, actions: np.ndarray, rollout: SeatRollout) -> list[float]:
+        """Play one card in every game; credit every seat's reward to its open decision; close
+        the decisions of finished games and restart them. Returns the learner's results (1 won,
+        0 lost) in the finished games against snapshots."""
+        vg, seats = self.vg, self.config.num_players
+        rewards = vg.step(actions)
+        rollout.earn(self.all_rows, rewards.ravel())
+        done = np.flatnonzero(vg.done)
+        results: list[float] = []
+        if done.size:
+            rollout.end((done[:, None] * seats + np.arange(seats)).ravel())
+            for i, w in zip(done.tolist(), vg.winner[done].tolist()):
+                name = self.opponent[i]
+                if name is not None:
+                    won = float(self.learner[i, np.flatnonzero(self.sides == w)[0]])
+                    self.pool.record(name, won)
+                    results.append(won)
+            self.vg.reset_games(done, self._seeds(done.size))
+            self.assign(done)
+        return results
+
+
+def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
+          progress: bool = True, log: Callable[[str], None] = print) -> Path:
+    """Train (or resume) a self-play run in ``run_dir``; returns the final policy file."""
+    torch = _torch()
+    from tqdm import tqdm
+
+    run_dir = Path(run_dir)
+    torch.set_num_threads(config.threads)
+    import numba
+
+    numba.set_num_threads(min(config.engine_threads, numba.config.NUMBA_NUM_THREADS))
+    config, state, ckpt = _open_run(config, run_dir, resume)
+    device = torch.device(config.device)
+    torch.manual_seed(config.seed)
+    net = make_network(config).to(device)
+    optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate, eps=1e-5)
+    gen = torch.Generator().manual_seed(config.seed)
+    rng = np.random.default_rng(config.seed)
+    pool = SnapshotPool(config.pool_size, config.pool_priority)
+    if ckpt is not None:
+        _restore(ckpt, state, net, optimizer, gen, rng, pool, run_dir)
+        for name in ("logs/progress.csv", "eval.csv"):  # drop what came after the checkpoint
+            _truncate_csv(run_dir / name, state["step"])
+        log(f"resumed {run_dir} from {ckpt.name} at step {state['step']:,}")
+    games = Games(config, pool, rng, first_game=state["games_started"])
+    seats = config.num_players
+    rollout = SeatRollout(config.n_games * seats)
+    writer = _tensorboard(run_dir)
+    stop = {"stop": False}
+
+    def on_signal(signum, frame):  # finish the current update, checkpoint, exit
+        stop["stop"] = True
+
+    old_handlers = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
+    bar = tqdm(total=config.total_steps, initial=min(state["step"], config.total_steps),
+               unit="step", disable=not progress, desc="self-play PPO", smoothing=0.05)
+    started, start_step, start_wall = time.perf_counter(), state["step"], state["wall_s"]
+    game_rows = np.arange(config.n_games)
+    try:
+        while True:
+            step = state["step"]
+            if step >= state["next_snapshot"]:
+                path = run_dir / "pool" / f"snap-{step:09d}.safetensors"
+                export_policy(net, path, config, step)
+                pool.add(path)
+                state["next_snapshot"] = step + config.snapshot_every
+            if config.eval_games and step >= state["next_eval"]:
+                _evaluate(net, config, run_dir, state, writer, step)
+                state["next_eval"] = step + config.eval_every
+            if step >= config.total_steps or stop["stop"]:
+                break
+            if config.time_limit and time.perf_counter() - started >= config.time_limit:
+                break
+            if step >= state["next_checkpoint"]:
+                # the games restart after a checkpoint, so a resumed run continues exactly
+                # as this one does
+                state["next_checkpoint"] = step + config.checkpoint_every
+                _checkpoint(run_dir, net, optimizer, gen, rng, pool, games, state)
+                games = Games(config, pool, rng, first_game=games.started)
+                rollout = SeatRollout(config.n_games * seats)
+
+            # ---- collect: every seat of every game is a row; rewards go to each seat's
+            # previous decision
+            t0, cpu0 = time.perf_counter(), time.process_time()
+            net.eval()
+            vs_pool: list[float] = []
+            for _ in range(config.n_steps):
+                vg = games.vg
+                seat = vg.to_act
+                obs, mask = vg.observe(), vg.legal_mask()
+                rows = game_rows * seats + seat
+                mine = games.learner[game_rows, seat]
+                if not mask.any(1).all():
+                    raise RuntimeError("the engine asked a seat to act with no legal card")
+                actions = np.zeros(config.n_games, np.int64)
+                if mine.any():
+                    o = torch.from_numpy(obs[mine]).to(device)
+                    m = torch.from_numpy(mask[mine]).to(device)
+                    with torch.no_grad():
+                        logp = masked_log_probs(net.logits(o), m)
+                        gumbel = -torch.log(-torch.log(
+                            torch.rand(logp.shape, generator=gen).clamp_min(1e-20))).to(device)
+                        a = torch.argmax(logp + gumbel, 1)
+                        v = net.value(o)
+                    a_np = a.cpu().numpy()
+                    actions[mine] = a_np
+                    rollout.decide(rows[mine], obs[mine], mask[mine], a_np,
+                                   logp.gather(1, a[:, None])[:, 0].cpu().numpy(),
+                                   v.cpu().numpy())
+                theirs = np.flatnonzero(~mine)
+                for name in sorted({games.opponent[i] for i in theirs.tolist()}):
+                    sel = theirs[[games.opponent[i] == name for i in theirs.tolist()]]
+                    logits = games.policies[name](obs[sel])
+                    actions[sel] = sample_masked(logits, mask[sel], rng)
+                results = games.step(actions, rollout)
+                state["engine_steps"] += config.n_games
+                vs_pool += results
+            batch = rollout.take(config.gamma, config.gae_lambda)
+            collect_s = time.perf_counter() - t0
+
+            # ---- update: clipped PPO on the closed decisions
+            t1 = time.perf_counter()
+            stats = _update(net, optimizer, batch, config, gen, device)
+            update_s = time.perf_counter() - t1
+            n = len(batch["action"])
+            state["step"] += n
+            state["updates"] += 1
+            bar.update(n)
+            stats.update(step=state["step"], engine_steps=state["engine_steps"],
+                         steps_per_s=n / (collect_s + update_s),
+                         collect_s=collect_s, update_s=update_s,
+                         cpu_s=time.process_time() - cpu0, games_vs_pool=len(vs_pool),
+                         win_vs_pool=float(np.mean(vs_pool)) if vs_pool else float("nan"),
+                         pool=len(pool.names), carried=rollout.carried(),
+                         wall_s=start_wall + time.perf_counter() - started)
+            state["wall_s"] = stats["wall_s"]
+            _log_update(run_dir, writer, stats)
+    finally:
+        bar.close()
+        for s, h in old_handlers.items():
+            signal.signal(s, h)
+    _checkpoint(run_dir, net, optimizer, gen, rng, pool, games, state)
+    elapsed = time.perf_counter() - started
+    speed = (state["step"] - start_step) / elapsed if elapsed > 0 else 0.0
+    final = export_policy(net, run_dir / "policy.safetensors", config, state["step"],
+                          {"steps_per_second": round(speed, 1)})
+    if writer is not None:
+        writer.close()
+    plot_learning_curve(run_dir)
+    plot_training(run_dir)
+    log(f"{'stopped' if stop['stop'] else 'finished'} at step {state['step']:,} "
+        f"({speed:,.0f} learner steps/s); policy: {final}")
+    if stop["stop"]:
+        raise KeyboardInterrupt
+    return final
+
+
+def _update(net, optimizer, batch: dict[str, np.ndarray], config: SelfPlayConfig, gen,
+            device) -> dict[str, float]:
+    """``n_epochs`` passes of clipped PPO over shuffled minibatches of ``batch``."""
+    torch = _torch()
+    net.train()
+    t = {k: torch.from_numpy(np.ascontiguousarray(v)).to(device) for k, v in batch.items()
+         if k != "row"}
+    obs, mask, act = t["obs"], t["mask"], t["action"].long()
+    old_logp, adv, ret = t["logprob"].float(), t["advantages"].float(), t["returns"].float()
+    n = len(act)
+    kls, clips, pls, vls, ents = [], [], [], [], []
+    for _epoch in range(config.n_epochs):
+        perm = torch.randperm(n, generator=gen).to(device)
+        for start in range(0, n, config.minibatch_size):
+            mb = perm[start:start + config.minibatch_size]
+            logp_all = masked_log_probs(net.logits(obs[mb]), mask[mb])
+            logp = logp_all.gather(1, act[mb, None])[:, 0]
+            log_ratio = logp - old_logp[mb]
+            ratio = log_ratio.exp()
+            a = adv[mb]
+            a = (a - a.mean()) / (a.std() + 1e-8) if len(mb) > 1 else a
+            pg = torch.max(-a * ratio, -a * ratio.clamp(1 - config.clip_range,
+                                                        1 + config.clip_range)).mean()
+            v_loss = 0.5 * ((net.value(obs[mb]) - ret[mb]) ** 2).mean()
+            ent = entropy(logp_all, mask[mb]).mean()
+            loss = pg - config.ent_coef * ent + config.vf_coef * v_loss
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), config.max_grad_norm)
+            optimizer.step()
+            with torch.no_grad():
+                kls.append(((ratio - 1) - log_ratio).mean().item())
+                clips.append(((ratio - 1).abs() > config.clip_range).float().mean().item())
+            pls.append(pg.item())
+            vls.append(v_loss.item())
+            ents.append(ent.item())
+        if config.target_kl and np.mean(kls[-max(1, n // config.minibatch_size):]) > \
+                config.target_kl:
+            break
+    var = float(np.var(batch["returns"]))
+    resid = float(np.var(batch["returns"] - batch["value"]))
+    return {"policy_loss": float(np.mean(pls)), "value_loss": float(np.mean(vls)),
+            "entropy": float(np.mean(ents)), "approx_kl": float(np.mean(kls)),
+            "clipfrac": float(np.mean(clips)),
+            "explained_variance": 1 - resid / var if var > 0 else float("nan"),
+            "samples": float(n)}
+
+
+# ------------------------------------------------------------------------------------------
+# 6. Bookkeeping: run folder, checkpoints, logs, evaluation
+# ------------------------------------------------------------------------------------------
+
+def _open_run(config: SelfPlayConfig, run_dir: Path, resume: bool
+              ) -> tuple[SelfPlayConfig, dict[str, Any], Path | None]:
+    config_file = run_dir / "config.json"
+    if not resume:
+        if (run_dir / "checkpoints" / "LATEST").exists():
+            raise CheckpointError(f"{run_dir} already holds a run: pass --resume to continue "
+                                  f"it, or choose another --run-dir")
+        (run_dir / "pool").mkdir(parents=True, exist_ok=True)
+        config.save(config_file)
+        state = {"step": 0, "engine_steps": 0, "updates": 0, "games_started": 0,
+                 "next_snapshot": 0, "next_eval": 0, "next_checkpoint": config.checkpoint_every,
+                 "wall_s": 0.0, "evals": [], "fingerprint": config.fingerprint()}
+        return config, state, None
+    if not config_file.is_file():
+        raise CheckpointError(f"nothing to resume: {config_file} does not exist")
+    try:
+        saved = SelfPlayConfig.load(config_file)
+    except (ValueError, TypeError) as exc:
+        raise CheckpointError(f"{config_file} is not a self-play run's settings ({exc}); "
+                              f"was it made with --backend sb3?") from None
+    for name in SelfPlayConfig.RESUMABLE:  # the length and hardware may change on resume
+        setattr(saved, name, getattr(config, name))
+    latest = run_dir / "checkpoints" / "LATEST"
+    if not latest.is_file():
+        raise CheckpointError(f"nothing to resume: no checkpoint in {latest.parent}")
+    ckpt = latest.parent / latest.read_text().strip()
+    try:
+        state = json.loads((ckpt / "state.json").read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise CheckpointError(f"checkpoint {ckpt} is unreadable: {exc}") from None
+    if state.pop("format", None) != CHECKPOINT_FORMAT or state.get("trainer") != TRAINER:
+        raise CheckpointError(f"checkpoint {ckpt} is not a self-play checkpoint")
+    if state["fingerprint"] != saved.fingerprint():
+        raise CheckpointError(f"checkpoint {ckpt} was made with different settings")
+    return saved, state, ckpt
+
+
+def _checkpoint(run_dir: Path, net, optimizer, gen, rng: np.random.Generator,
+                pool: SnapshotPool, games: Games, state: dict[str, Any]) -> Path:
+    """A complete checkpoint (atomic, via :func:`train.checkpoints.save_checkpoint`):
+    ``model.zip`` is the torch archive of the network, optimiser and sampling generator.
+
+    The games in flight are not saved: the run (and a resumed one) starts fresh games with
+    the next seeds."""
+    torch = _torch()
+
+    class Archive:
+        def save(self, path: Path) -> None:
+            torch.save({"net": net.state_dict(), "optimizer": optimizer.state_dict(),
+                        "torch_gen": gen.get_state()}, path)
+
+    payload = dict(state, trainer=TRAINER, games_started=games.started, pool=pool.state(),
+                   numpy_rng=rng.bit_generator.state)
+    return save_checkpoint(run_dir, Archive(), SimpleNamespace(**payload))
+
+
+def _restore(ckpt: Path, state: dict[str, Any], net, optimizer, gen,
+             rng: np.random.Generator, pool: SnapshotPool, run_dir: Path) -> None:
+    torch = _torch()
+    try:
+        saved = torch.load(ckpt / "model.zip", map_location="cpu", weights_only=True)
+    except Exception as exc:  # damaged archive
+        raise CheckpointError(f"{ckpt / 'model.zip'} cannot be loaded: {exc}") from None
+    net.load_state_dict(saved["net"])
+    optimizer.load_state_dict(saved["optimizer"])
+    gen.set_state(saved["torch_gen"])
+    rng.bit_generator.state = state.pop("numpy_rng")
+    state.pop("trainer")
+    for entry in state.pop("pool"):
+        path = run_dir / "pool" / entry["name"]
+        if not path.is_file():
+            raise CheckpointError(f"checkpoint {ckpt.name} names {path}, which is missing")
+        pool.add(path, entry["wins"], entry["games"])
+
+
+def _tensorboard(run_dir: Path):
+    try:
+        from torch.utils.tensorboard import SummaryWriter
+    except ImportError:  # pragma: no cover - tensorboard is optional
+        return None
+    return SummaryWriter(str(run_dir / "logs"))
+
+
+def _truncate_csv(path: Path, step: int) -> None:
+    """Keep the rows of ``path`` logged at or before ``step`` (a resumed run logs the rest)."""
+    if not path.exists():
+        return
+    with path.open(newline="") as f:
+        rows = list(csv.reader(f))
+    keep = [rows[0]] + [r for r in rows[1:] if int(r[rows[0].index("step")]) <= step]
+    with path.open("w", newline="") as f:
+        csv.writer(f).writerows(keep)
+
+
+def _log_update(run_dir: Path, writer, stats: dict[str, float]) -> None:
+    append_csv(run_dir / "logs" / "progress.csv",
+                {k: (round(v, 6) if isinstance(v, float) else v) for k, v in stats.items()})
+    if writer is not None:
+        for k, v in stats.items():
+            if k != "step":
+                writer.add_scalar(f"train/{k}", v, stats["step"])
+
+
+def learner_agent(net, config: SelfPlayConfig, path: Path):
+    """The learner as a ``ppo:PATH`` agent (greedy over its logits), via its exported file."""
+    from agents.ppo import PPOAgent
+
+    export_policy(net, path, config, 0)
+    return PPOAgent(path)
+
+
+def _evaluate(net, config: SelfPlayConfig, run_dir: Path, state: dict[str, Any], writer,
+              step: int) -> None:
+    """The duplicate-deal evaluation of :mod:`train.evaluation` against each heuristic."""
+    if config.num_players != 2:
+        return  # the duplicate evaluation plays 2-player games
+    agent = learner_agent(net, config, run_dir / "pool" / "learner-eval.safetensors")
+    record = None if writer is None else (lambda k, v: writer.add_scalar(k, v, step))
+    row = {**evaluation_row(agent, config, step, record), "wall_s": round(state["wall_s"], 1)}
+    state["evals"].append(row)
+    append_csv(run_dir / "eval.csv", row)
+
+
+def plot_training(run_dir: str | Path) -> Path | None:
+    """``training.png``: win rate against the heuristics (95% intervals) over wall-clock
+    minutes, and entropy, KL, value loss and steps/s over learner steps (``logs/progress.csv``)."""
+    run_dir = Path(run_dir)
+    progress = run_dir / "logs" / "progress.csv"
+    if not progress.exists():
+        return None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    def rows(path: Path) -> list[dict[str, str]]:
+        with path.open() as f:
+            return list(csv.DictReader(f))
+
+    train_rows = rows(progress)
+    col = {k: np.array([float(r[k]) for r in train_rows])
+           for k in ("step", "entropy", "approx_kl", "value_loss", "steps_per_s")}
+    fig, axes = plt.subplots(1, 5, figsize=(20, 3.6))
+    evals = rows(run_dir / "eval.csv") if (run_dir / "eval.csv").exists() else []
+    ax = axes[0]
+    if evals:
+        minutes = np.array([float(r["wall_s"]) for r in evals]) / 60
+        for spec in sorted(k[:-len("_win_rate")] for k in evals[0] if k.endswith("_win_rate")):
+            p = np.array([float(r[f"{spec}_win_rate"]) for r in evals])
+            lo = np.array([float(r[f"{spec}_win_lo"]) for r in evals])
+            hi = np.array([float(r[f"{spec}_win_hi"]) for r in evals])
+            ax.plot(minutes, p, marker="o", label=f"vs {spec}")
+            ax.fill_between(minutes, lo, hi, alpha=0.2)
+        ax.axhline(0.5, color="grey", lw=0.8, ls="--")
+        ax.set_ylim(0, 1)
+        ax.legend()
+    ax.set_xlabel("minutes of training")
+    ax.set_title("win rate (95% CI)")
+    for ax, key in zip(axes[1:], ("entropy", "approx_kl", "value_loss", "steps_per_s")):
+        ax.plot(col["step"], col[key], lw=0.8)
+        ax.set_xlabel("learner steps")
+        ax.set_title(key)
+    fig.tight_layout()
+    out = run_dir / "training.png"
+    fig.savefig(out, dpi=100)
+    plt.close(fig)
+    return out
