@@ -676,3 +676,38 @@ def encode_rows(st, cfg, seats, out):
         row = out[i]
         row[:] = 0.0
         encode_row(st, cfg, i, seats[i], row)
+
+
+@pjit
+def sample_masks(mask, u, out):
+    """``out[i]`` = the ``floor(u[i] * k)``-th of the ``k`` True cards of ``mask[i]`` (0 if
+    none): a uniform choice for ``u`` uniform in [0, 1)."""
+    for i in prange(mask.shape[0]):
+        k = 0
+        for c in range(52):
+            if mask[i, c]:
+                k += 1
+        out[i] = 0
+        if k == 0:
+            continue
+        j = np.int64(u[i] * k)
+        if j >= k:
+            j = k - 1
+        for c in range(52):
+            if mask[i, c]:
+                if j == 0:
+                    out[i] = c
+                    break
+                j -= 1
+
+
+@jit
+def draw_bits(key, keylen, ks):
+    """``[random.Random(seed).getrandbits(k) for k in ks]`` for the seed of ``key`` (tests)."""
+    mt = np.zeros((1, 624), np.uint32)
+    st = np.zeros((1, NCOL), np.int64)
+    seed_generator(mt, st, 0, key, keylen)
+    out = np.empty(len(ks), np.int64)
+    for j in range(len(ks)):
+        out[j] = getrandbits(mt, st, 0, ks[j])
+    return out

@@ -11,9 +11,9 @@ step against ``Game`` (``scripts/vector_differential.py`` runs 10^6 games).
     >>> vg = VectorGame(Rules(num_players=2), seeds=[0, 1, 2])
     >>> rng = np.random.default_rng(0)
     >>> while not vg.done.all():
-    ...     vg.step(vg.random_actions(rng))
-    >>> [int(w) for w in vg.winner]
-    [1, 0, 1]
+    ...     rewards = vg.step(vg.random_actions(rng))      # (3, 2): +1 / -1 at the end
+    >>> vg.winner.tolist(), vg.scores.tolist()
+    ([0, 1, 0], [[124, 105], [96, 122], [121, 81]])
 
 This module (and only it, in ``cribenv``) imports numba; the kernels compile once and are
 cached on disk (``cache=True``), so later imports are quick. The kernels run in parallel over
@@ -108,7 +108,7 @@ class VectorGame:
     :attr:`to_act` (seat, -1 once over), :attr:`done`, :attr:`scores` ``(N, sides)``,
     :attr:`winner` (side, -1 while playing), :attr:`game_points`, :attr:`phase`,
     :attr:`dealer`, :attr:`hand_number`, :attr:`count`; after a step :attr:`rewards` and
-    :attr:`cumulative_rewards` ``(N, num_players)`` float32.
+    :attr:`cumulative_rewards` ``(N, num_players)`` float64 (the AEC env's values).
     """
 
     def __init__(self, rules: Rules | None = None, seeds: Sequence[int] | np.ndarray = (0,), *,
@@ -161,8 +161,8 @@ class VectorGame:
         self.num_games = num
         self._st = np.zeros((num, K.NCOL), np.int64)
         self._mt = np.zeros((num, 624), np.uint32)
-        self.rewards = np.zeros((num, self.num_players), np.float32)
-        self.cumulative_rewards = np.zeros((num, self.num_players), np.float32)
+        self.rewards = np.zeros((num, self.num_players), np.float64)
+        self.cumulative_rewards = np.zeros((num, self.num_players), np.float64)
         self.finished = np.zeros(num, bool)
         self.final_scores = np.zeros((num, self.num_sides), np.int64)
         self.final_winner = np.full(num, -1, np.int64)
@@ -247,13 +247,15 @@ class VectorGame:
         K.legal_masks(self._st, out)
         return out
 
-    def random_actions(self, rng: np.random.Generator) -> np.ndarray:
-        """A uniformly random legal card for every game (0 for finished games)."""
-        mask = self.legal_mask()
-        noise = rng.random((self.num_games, 52), dtype=np.float32)
-        noise += 1.0
-        noise *= mask
-        return noise.argmax(axis=1)
+    def random_actions(self, rng: np.random.Generator,
+                       mask: np.ndarray | None = None) -> np.ndarray:
+        """A uniformly random legal card for every game (0 for finished games), drawn with one
+        ``rng.random()`` a game from ``mask`` (by default :meth:`legal_mask`)."""
+        if mask is None:
+            mask = self.legal_mask()
+        out = np.empty(self.num_games, np.int64)
+        K.sample_masks(mask, rng.random(self.num_games), out)
+        return out
 
     def step(self, actions: Sequence[int] | np.ndarray) -> np.ndarray:
         """Every game still playing lays ``actions[i]`` (a discard or a card to play);
