@@ -6,7 +6,7 @@ as uniformly random.
 
 **Discard.** For every way to lay away the cards the rules ask for (2 of 6 with 2 players,
 1 of 5 with 3 or 4) it computes, exactly, by enumeration over the unseen cards
-(:func:`agents.tables.discard_evs`):
+(:func:`cribenv.discard.discard_evs`):
 
 * the mean show score of the kept 4 over every possible starter;
 * the mean score of the crib over every way the other crib cards (the opponent's throw; the
@@ -61,9 +61,10 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import ViewAgent, register_agent
-from agents.tables import VALUE, discard_evs, peg_add, peg_all
+from cribenv.cards import RANK_VALUES as VALUE
+from cribenv.discard import discard_evs
 from cribenv.game import Phase, PlayerView
-from cribenv.scoring import score_hands
+from cribenv.scoring import PEG_COUNT_POINTS, PEG_PAIR_POINTS, peg_add, peg_all, score_hands
 
 __all__ = ["ExpertAgent"]
 
@@ -311,9 +312,9 @@ class ExpertAgent(ViewAgent):
                     k3 = k2 + VALUE[m]
                     if k3 > 31:
                         continue
-                    p = 2 if k3 == 15 or k3 == 31 else 0
+                    p = PEG_COUNT_POINTS[k3]
                     if m == x:
-                        p += (same + 1) * same
+                        p += PEG_PAIR_POINTS[same + 1]
                     if p > best:
                         best = p
                 counter += cnt * best

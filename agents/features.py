@@ -18,10 +18,12 @@ features can reveal nothing the observation hides.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from agents.expert import ExpertAgent
-from agents.tables import VALUE
+from cribenv.cards import RANK_VALUES as VALUE
 from cribenv.game import Phase, PlayerView
 from cribenv.observation import OBS_SIZE, decode
 
@@ -41,7 +43,11 @@ _OTHER = _KEPT + 13         # 13: discard: rank of the other card thrown; play: 
 _BIAS = _OTHER + 13
 assert _BIAS + 1 == NUM_FEATURES
 
-_EXPERT = ExpertAgent(peg_weight=1.0)   # with the learned pegging value of a keep
+@lru_cache(maxsize=1)
+def _expert() -> ExpertAgent:
+    """The expert whose values are the prior, with the learned pegging value of a keep (built
+    on first use: it loads the pegging-value table)."""
+    return ExpertAgent(peg_weight=1.0)
 
 
 def best_throws(view: PlayerView) -> dict[int, tuple[float, float, tuple[int, ...],
@@ -51,7 +57,7 @@ def best_throws(view: PlayerView) -> dict[int, tuple[float, float, tuple[int, ..
     cards = sorted(view.hand + view.discards)
     done = set(view.discards)
     best: dict[int, tuple[float, float, tuple[int, ...], tuple[int, ...]]] = {}
-    for value, hand_ev, throw, keep in _EXPERT.rank_throws(view, cards):
+    for value, hand_ev, throw, keep in _expert().rank_throws(view, cards):
         if not done.issubset(throw):
             continue
         for c in throw:
@@ -98,7 +104,7 @@ def card_features(view: PlayerView, legal: list[int]) -> tuple[np.ndarray, np.nd
                 if t != c:
                     row[_OTHER + (t >> 2)] = 1.0
     else:
-        values = _EXPERT.play_values(view, legal)
+        values = _expert().play_values(view, legal)
         left = [c >> 2 for c in view.hand]
         series = view.series
         for c, (value, now) in zip(legal, values):

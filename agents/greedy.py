@@ -22,9 +22,8 @@ from __future__ import annotations
 import itertools
 
 from agents.base import ViewAgent, register_agent
-from agents.tables import score4, throw_points
 from cribenv.game import Phase, PlayerView
-from cribenv.scoring import peg_points_ids
+from cribenv.scoring import peg_points_ids, score4, throw_points
 
 __all__ = ["GreedyAgent", "greedy_discard", "greedy_play"]
 

@@ -28,8 +28,18 @@ def suit(card: Card) -> int:
 
 
 def value(card: Card) -> int:
-    """Counting value: A=1, 2..9 face value, T J Q K = 10."""
+    """Counting value: A=1, 2..9 face value, T J Q K = 10 (a kernel: numba compiles it).
+
+    >>> value(parse("5H")), value(parse("KS"))
+    (5, 10)
+    """
     return min((card >> 2) + 1, 10)
+
+
+CARD_VALUES: tuple[int, ...] = tuple(value(c) for c in range(NUM_CARDS))
+"""Counting value of each card id (:func:`value`, tabulated for Python hot paths)."""
+RANK_VALUES: tuple[int, ...] = tuple(value(r * 4) for r in range(13))
+"""Counting value of each rank index 0..12."""
 
 
 def make(rank_index: int, suit_index: int) -> Card:

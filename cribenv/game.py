@@ -23,21 +23,22 @@ from typing import Any, NamedTuple
 
 from cribenv import cards as C
 from cribenv.scoring import (
+    RANK_POINTS_BYTES,
     Breakdown,
     PegBreakdown,
     peg_breakdown,
-    peg_points_ids,
+    peg_points_last,
     score_hand_breakdown,
-    score_hand_ids,
+    show_points,
 )
 
 __all__ = [
     "Rules", "Deal", "Game", "Phase", "PlayerView", "IllegalActionError", "Event",
     "Cut", "Dealt", "Discarded", "StarterTurned", "Played", "Go", "SeriesEnd", "ShowScored",
-    "HandEnd", "GameOver",
+    "HandEnd", "GameOver", "legal_cards", "seat_side", "side_count",
 ]
 
-_VALUE = tuple(C.value(c) for c in range(52))
+_VALUE = C.CARD_VALUES
 _RANK = tuple(C.rank(c) for c in range(52))
 _JACK_RANK = C.JACK
 _new = tuple.__new__   # NamedTuple(...) without its Python-level __new__: same object, faster
@@ -65,6 +66,21 @@ def _shuffle(rng: random.Random, deck: list[int]) -> None:
         deck[i], deck[j] = deck[j], deck[i]
 
 
+def seat_side(seat: int, num_players: int) -> int:
+    """The scoring side of ``seat``: partners 0 & 2 and 1 & 3 share a side in 4-player games,
+    every seat is its own side otherwise (a kernel: numba compiles it).
+
+    >>> seat_side(3, 4), seat_side(2, 3)
+    (1, 2)
+    """
+    return seat % 2 if num_players == 4 else seat
+
+
+def side_count(num_players: int) -> int:
+    """Scoring sides: 2 for 2 players and for 4 in partnerships, 3 for 3 players (a kernel)."""
+    return 2 if num_players == 2 or num_players == 4 else 3
+
+
 class IllegalActionError(ValueError):
     """Raised by :meth:`Game.step` for a card that is not a legal action; the game is unchanged."""
 
@@ -75,6 +91,21 @@ class Phase(enum.IntEnum):
     DISCARD = 0
     PLAY = 1
     GAME_OVER = 2
+
+
+def legal_cards(phase: Phase, hand: Iterable[int], count: int) -> list[int]:
+    """The cards of ``hand`` a seat may choose, sorted: any in the discard, in the play those
+    that keep the running ``count`` at 31 or below.
+
+    >>> legal_cards(Phase.PLAY, C.parse_many("KH 5C AS"), 25)  # 5C and AS fit, KH does not
+    [3, 16]
+    """
+    if phase is Phase.DISCARD:
+        return sorted(hand)
+    room = 31 - count
+    legal = [c for c in hand if _VALUE[c] <= room]
+    legal.sort()
+    return legal
 
 
 # --------------------------------------------------------------------------------------------
@@ -116,7 +147,7 @@ class Rules:
     @property
     def num_sides(self) -> int:
         """Scoring sides: 2 for 2 players and for 4 players in partnerships, 3 for 3 players."""
-        return 2 if self.num_players in (2, 4) else 3
+        return side_count(self.num_players)
 
     @property
     def hand_size(self) -> int:
@@ -129,7 +160,7 @@ class Rules:
 
     def side_of(self, seat: int) -> int:
         """The scoring side of a seat (partners 0 & 2, 1 & 3 in 4-player games)."""
-        return seat % 2 if self.num_players == 4 else seat
+        return seat_side(seat, self.num_players)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -383,12 +414,7 @@ class Game:
         p = self.current_player
         if p is None:
             return []
-        if self.phase is Phase.DISCARD:
-            return sorted(self.hands[p])
-        room = 31 - self.count
-        legal = [c for c in self.hands[p] if _VALUE[c] <= room]
-        legal.sort()
-        return legal
+        return legal_cards(self.phase, self.hands[p], self.count)
 
     @property
     def is_over(self) -> bool:
@@ -564,7 +590,7 @@ class Game:
         self.series.append(card)
         self.played.append((p, card))
         self._last_player = p
-        pts = peg_points_ids(self.series)
+        pts = peg_points_last(self.series, len(self.series), self.count)
         self.events.append(_new(Played, (p, card, self.count, pts, tuple(self.series))))
         if pts and self._score(self._side[p], pts):
             return
@@ -627,11 +653,13 @@ class Game:
         for i in range(1, n + 1):
             seat = (self.dealer + i) % n
             hand = self.kept[seat]
-            pts = score_hand_ids(hand, starter, False)
+            pts = show_points(hand[0], hand[1], hand[2], hand[3], starter, False,
+                              RANK_POINTS_BYTES)
             self.events.append(ShowScored(seat, False, tuple(hand), starter, pts))
             if pts and self._score(self._side[seat], pts):
                 return
-        pts = score_hand_ids(self.crib, starter, True)
+        crib = self.crib
+        pts = show_points(crib[0], crib[1], crib[2], crib[3], starter, True, RANK_POINTS_BYTES)
         self.events.append(ShowScored(self.dealer, True, tuple(self.crib), starter, pts))
         if pts and self._score(self._side[self.dealer], pts):
             return

@@ -14,13 +14,12 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from cribenv.game import Game, Phase, PlayerView
+from cribenv.game import Game, Phase, PlayerView, legal_cards, seat_side, side_count
 
 MAX_SEATS = 4
 MAX_SIDES = 3
 MAX_CARDS_PER_HAND = 16   # cards laid in the play of one hand (4 players x 4)
 MAX_HAND_NUMBER = 255
-_VALUE = [min(c // 4 + 1, 10) for c in range(52)]
 
 # (name, size, meaning) in order; offsets are computed below.
 LAYOUT: list[tuple[str, int, str]] = [
@@ -89,10 +88,9 @@ def _static_part(n: int, me: int, target: int) -> tuple[np.ndarray, tuple[int, .
     cached = _STATIC.get(key)
     if cached is None:
         tmpl = np.zeros(OBS_SIZE, np.float32)
-        me_side = me % 2 if n == 4 else me
+        me_side = seat_side(me, n)
         for k in range(n):
-            seat = (me + k) % n
-            if (seat % 2 if n == 4 else seat) == me_side:
+            if seat_side((me + k) % n, n) == me_side:
                 tmpl[_TEAM + k] = 1.0
         tmpl[_NPLAY + n - 2] = 1.0
         if target == 61:
@@ -164,8 +162,8 @@ def encode_fields(seat: int, num_players: int, target: int, phase: int, dealer: 
         obs[_SCORES] = scores[me] / target
         obs[_SCORES + 1] = scores[1 - me] / target
     else:
-        sides = 2 if n == 4 else 3
-        my_side = me % 2 if n == 4 else me
+        sides = side_count(n)
+        my_side = seat_side(me, n)
         for k in range(sides):
             obs[_SCORES + k] = scores[(my_side + k) % sides] / target
     obs[_DEALER + (dealer - me) % n] = 1.0
@@ -256,18 +254,15 @@ def decode(obs: np.ndarray, seat: int = 0) -> PlayerView:
     for k in range(n):
         held[absolute(k)] = int(round(float(obs[_HELD + k]) * 6))
         dmade[absolute(k)] = int(round(float(obs[_DMADE + k]) * 2))
-    sides = 2 if n in (2, 4) else 3
-    my_side = seat % 2 if n == 4 else seat
+    sides = side_count(n)
+    my_side = seat_side(seat, n)
     scores = [0] * sides
     for k in range(sides):
         scores[(my_side + k) % sides] = int(round(float(obs[_SCORES + k]) * target))
     phase = Phase(one(_F_PHASE))
     to_act = one(_F_ACT)
     current = None if to_act == MAX_SEATS else absolute(to_act)
-    legal: list[int] = []
-    if current == seat:
-        legal = list(hand) if phase is Phase.DISCARD else [
-            c for c in hand if _VALUE[c] + count <= 31]
+    legal = legal_cards(phase, hand, count) if current == seat else []
     return PlayerView(
         seat=seat, num_players=n, target=target, phase=phase, dealer=absolute(one(_F_DEALER)),
         current_player=current, hand=hand, discards=block(_F_DISC),

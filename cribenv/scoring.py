@@ -1,109 +1,227 @@
-"""Show and pegging scoring.
+"""Show and pegging scoring: the one home of the scoring rules.
 
-Fast paths use tables built once at import (~0.1 s):
-
-* ``RANK_POINTS``: fifteens + pairs + runs for every ordered 5-tuple of ranks, a flat
-  ``uint8`` array indexed by ``rank_key(r0, r1, r2, r3, r4) = ((((r0*13+r1)*13+r2)*13+r3)*13+r4``.
-  These three depend on ranks only; flush and nobs are a few integer ops on the suits.
+* Kernels (:func:`show_points`, :func:`peg_points_last`, :func:`rank_key`): plain functions over
+  ints and int sequences that the engine calls and that numba compiles unchanged for the
+  batched engine (see ``tests/test_kernels.py``).
+* Tables built once at import from :func:`show_combinations` (~0.2 s): :data:`RANK_POINTS`,
+  fifteens + pairs + runs for every ordered 5-tuple of ranks, a flat ``uint8`` array indexed by
+  ``rank_key(r0, r1, r2, r3, r4) = ((((r0*13+r1)*13+r2)*13+r3)*13+r4`` (these three depend on
+  ranks only; flush and nobs are a few integer ops on the suits); :data:`HAND4_POINTS` and
+  :data:`TWO_POINTS`, the same for 4 and 2 ranks alone (the greedy bot's discard).
 * :func:`score_hand_ids` / :func:`peg_points_ids` skip validation for trusted callers
   (the engine, bots); :func:`score_hand` / :func:`peg_points` accept ids or strings and
-  raise ``ValueError`` on bad input.
-* :func:`score_hands` scores many hands at once with numpy.
+  raise ``ValueError`` on bad input; :func:`score_hands` scores many hands at once with numpy.
+* The bots' pegging fast paths on ranks, :func:`peg_add` and :func:`peg_all` (cached), call the
+  pegging kernel; :data:`PEG_COUNT_POINTS` and :data:`PEG_PAIR_POINTS` tabulate its parts.
 
 Cards are ints ``rank * 4 + suit`` (see :mod:`cribenv.cards`).
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import numpy as np
 
-from cribenv.cards import JACK, Card, parse, parse_many, to_str, to_str_many
+from cribenv.cards import (
+    CARD_VALUES,
+    JACK,
+    RANK_VALUES,
+    Card,
+    parse,
+    parse_many,
+    to_str,
+    to_str_many,
+)
 
 __all__ = [
+    "HAND4_POINTS",
+    "PEG_COUNT_POINTS",
+    "PEG_PAIR_POINTS",
     "RANK_POINTS",
+    "RANK_POINTS_BYTES",
+    "TWO_POINTS",
     "Breakdown",
     "PegBreakdown",
+    "peg_add",
+    "peg_all",
     "peg_breakdown",
     "peg_count",
     "peg_points",
     "peg_points_ids",
+    "peg_points_last",
     "rank_key",
+    "score4",
     "score_hand",
     "score_hand_breakdown",
     "score_hand_ids",
     "score_hands",
+    "show_combinations",
+    "show_points",
+    "throw_points",
 ]
 
-_N_KEYS = 13**5
-_VALUE: tuple[int, ...] = tuple(min((c >> 2) + 1, 10) for c in range(52))
 _JACK_BASE = JACK * 4  # card id of the Jack of clubs; + suit gives the Jack of that suit
+T = TypeVar("T")
 
 
 def rank_key(r0: int, r1: int, r2: int, r3: int, r4: int) -> int:
-    """Index into :data:`RANK_POINTS` for five rank indices 0..12 (order matters)."""
+    """Index into :data:`RANK_POINTS` for five rank indices 0..12 (order matters; a kernel)."""
     return (((r0 * 13 + r1) * 13 + r2) * 13 + r3) * 13 + r4
 
 
-def _multiset_points(ranks: np.ndarray) -> np.ndarray:
-    """Fifteens + pairs + runs for rows of 5 rank indices (any order), vectorised."""
-    n = ranks.shape[0]
-    values = np.minimum(ranks + 1, 10)
-    points = np.zeros(n, dtype=np.int32)
-    for size in range(2, 6):  # fifteens: every subset of 2..5 cards
-        for idx in itertools.combinations(range(5), size):
-            points += 2 * (values[:, list(idx)].sum(axis=1) == 15)
-    counts = np.zeros((n, 13), dtype=np.int32)
-    for i in range(5):
-        counts[np.arange(n), ranks[:, i]] += 1
-    points += (counts * (counts - 1)).sum(axis=1)  # c of a rank make c*(c-1)/2 pairs of 2
-    # Runs: the (at most one) maximal stretch of >= 3 present ranks scores
-    # length * product of the multiplicities (double / triple / double-double runs).
-    present = counts > 0
-    for length in (5, 4, 3):
-        for start in range(13 - length + 1):
-            stop = start + length
-            ok = present[:, start:stop].all(axis=1)
-            if start > 0:
-                ok &= ~present[:, start - 1]
-            if stop < 13:
-                ok &= ~present[:, stop]
-            points += ok * length * counts[:, start:stop].prod(axis=1)
-    return points
+# --------------------------------------------------------------------------------------
+# The show's combinations, and the rank tables built from them
+# --------------------------------------------------------------------------------------
 
 
-def _build_rank_points() -> np.ndarray:
-    """Fifteens + pairs + runs for all 13**5 ordered rank 5-tuples (uint8, max 28).
+def show_combinations(items: Sequence[T], ranks: Sequence[int]) -> tuple[
+        tuple[tuple[T, ...], ...], tuple[tuple[T, T], ...], tuple[tuple[T, ...], ...]]:
+    """``(fifteens, pairs, runs)`` of the show among ``items`` with rank indices ``ranks``:
+    every combination of 2 or more items whose counting values total 15, every pair of items
+    of one rank, and every run (one item of each rank of the longest stretch of 3 or more
+    consecutive ranks present, so a double run is two runs). Items keep their given order.
 
-    Scores the 6188 sorted multisets, then maps every ordered tuple to its sorted one.
+    >>> show_combinations("abcd", [1, 1, 2, 3])  # 2 2 3 4: a double run, a pair, no fifteen
+    ((), (('a', 'b'),), (('a', 'c', 'd'), ('b', 'c', 'd')))
     """
-    multisets = np.array(list(itertools.combinations_with_replacement(range(13), 5)))
-    by_sorted_key = np.zeros(_N_KEYS, dtype=np.uint8)
-    by_sorted_key[_keys(multisets)] = _multiset_points(multisets)
-    ordered = np.indices((13,) * 5, dtype=np.int32).reshape(5, -1).T  # rank_key order
+    n = len(items)
+    sums = [0]  # the total value of each subset of the items, indexed by its bit mask
+    for r in ranks:
+        v = RANK_VALUES[r]
+        sums += [total + v for total in sums]
+    fifteens = tuple(tuple(items[i] for i in combo) for mask, combo in _subsets(n)
+                     if sums[mask] == 15)  # one card is worth 10 at most: 2 or more items
+    pairs = tuple((items[i], items[j]) for i, j in itertools.combinations(range(n), 2)
+                  if ranks[i] == ranks[j])
+    by_rank: dict[int, list[T]] = {}
+    for item, r in zip(items, ranks):
+        by_rank.setdefault(r, []).append(item)
+    runs: tuple[tuple[T, ...], ...] = ()
+    for start in by_rank:
+        if start - 1 in by_rank:
+            continue  # not the bottom of a stretch
+        stop = start
+        while stop + 1 in by_rank:
+            stop += 1
+        if stop - start >= 2:
+            runs = tuple(itertools.product(*(by_rank[r] for r in range(start, stop + 1))))
+    return fifteens, pairs, runs
+
+
+@functools.cache
+def _subsets(n: int) -> tuple[tuple[int, tuple[int, ...]], ...]:
+    """(bit mask, positions) of every combination of 2..n of n items, smaller ones first."""
+    return tuple((sum(1 << i for i in c), c)
+                 for size in range(2, n + 1) for c in itertools.combinations(range(n), size))
+
+
+def _rank_table(k: int) -> np.ndarray:
+    """Fifteens + pairs + runs of every ordered ``k``-tuple of ranks (uint8, flat, indexed like
+    :func:`rank_key`): each sorted multiset is scored once by :func:`show_combinations`."""
+    multisets = list(itertools.combinations_with_replacement(range(13), k))
+    points = []
+    for ranks in multisets:
+        fifteens, pairs, runs = show_combinations(ranks, ranks)
+        points.append(2 * len(fifteens) + 2 * len(pairs) + sum(map(len, runs)))
+    by_sorted_key = np.zeros(13**k, dtype=np.uint8)
+    by_sorted_key[_keys(np.array(multisets))] = points
+    ordered = np.indices((13,) * k, dtype=np.int32).reshape(k, -1).T  # key order
     return by_sorted_key[_keys(np.sort(ordered, axis=1))]
 
 
 def _keys(ranks: np.ndarray) -> np.ndarray:
-    """rank_key of each row of an (N, 5) rank array."""
-    r = ranks.astype(np.int32)
-    return (((r[:, 0] * 13 + r[:, 1]) * 13 + r[:, 2]) * 13 + r[:, 3]) * 13 + r[:, 4]
+    """The flat key (base 13, first rank most significant) of each row of a rank array."""
+    key = np.zeros(ranks.shape[0], dtype=np.int32)
+    for i in range(ranks.shape[1]):
+        key = key * 13 + ranks[:, i].astype(np.int32)
+    return key
 
 
-RANK_POINTS: np.ndarray = _build_rank_points()
+RANK_POINTS: np.ndarray = _rank_table(5)
 """uint8[13**5]: fifteens + pairs + runs points keyed by :func:`rank_key` (flush/nobs excluded)."""
 RANK_POINTS.setflags(write=False)
-_RANK_BYTES: bytes = RANK_POINTS.tobytes()  # bytes indexing returns a Python int: fastest lookup
+RANK_POINTS_BYTES: bytes = RANK_POINTS.tobytes()
+""":data:`RANK_POINTS` as ``bytes``: the kernels' table from Python (indexing gives an int)."""
+HAND4_POINTS: bytes = _rank_table(4).tobytes()
+"""Fifteens + pairs + runs of 4 ranks alone (no starter), keyed ``((r0*13+r1)*13+r2)*13+r3``."""
+TWO_POINTS: bytes = _rank_table(2).tobytes()
+"""Points of 2 ranks alone (a pair 2, a fifteen 2), indexed by ``r0 * 13 + r1``."""
 
-# Per-card contributions to the rank key, so a key is four list lookups and adds.
-_K0 = [(c >> 2) * 13**4 for c in range(52)]
-_K1 = [(c >> 2) * 13**3 for c in range(52)]
-_K2 = [(c >> 2) * 13**2 for c in range(52)]
-_K3 = [(c >> 2) * 13 for c in range(52)]
-_K4 = [c >> 2 for c in range(52)]
+
+# --------------------------------------------------------------------------------------
+# Kernels: plain functions over ints and int sequences, the one home of the scoring rules on
+# the hot paths. They use no Python objects beyond indexing, so ``numba.njit`` compiles them
+# unchanged (the batched engine, ``cribenv.vector``) while the engine calls them as they are.
+# Tables are arguments: ``bytes`` from Python, a ``uint8`` array from numba (see KERNELS.md).
+# --------------------------------------------------------------------------------------
+
+
+def show_points(c0: int, c1: int, c2: int, c3: int, starter: int, is_crib: bool,
+                rank_points: bytes | np.ndarray) -> int:
+    """Show score of the hand (or crib) ``c0..c3`` with ``starter`` (card ids, trusted).
+
+    ``rank_points`` is :data:`RANK_POINTS` (as :data:`RANK_POINTS_BYTES` from Python): fifteens,
+    pairs and runs by ranks; the flush and nobs are added here.
+
+    >>> show_points(16, 17, 18, 43, 19, False, RANK_POINTS_BYTES)  # 5C 5D 5H JS + 5S: 29
+    29
+    """
+    pts = rank_points[((((c0 >> 2) * 13 + (c1 >> 2)) * 13 + (c2 >> 2)) * 13 + (c3 >> 2)) * 13
+                      + (starter >> 2)]
+    su = c0 & 3
+    if (c1 & 3) == su and (c2 & 3) == su and (c3 & 3) == su:
+        if (starter & 3) == su:
+            pts += 5
+        elif not is_crib:
+            pts += 4
+    jack = _JACK_BASE + (starter & 3)  # the Jack of the starter's suit: nobs
+    if jack == c0 or jack == c1 or jack == c2 or jack == c3:
+        pts += 1
+    return pts
+
+
+def peg_points_last(series: Sequence[int], n: int, count: int) -> int:
+    """Pegging points of the last card of ``series[:n]`` (card ids laid since the count last
+    reset), the running ``count`` including it: fifteen or 31 2, pairs 2/6/12, the longest run
+    of the last k >= 3 cards. Go and last-card points are not included. Trusted input.
+
+    Only the ranks (``card >> 2``) matter, so rank ``r`` may be passed as ``r << 2``.
+
+    >>> peg_points_last([12, 20, 16], 3, 15)  # 4C 6C 5C: fifteen 2 + run of 3
+    5
+    """
+    pts = 2 if count == 15 or count == 31 else 0
+    r = series[n - 1] >> 2
+    i = n - 2
+    while i >= 0 and (series[i] >> 2) == r:
+        i -= 1
+    same = n - 1 - i  # cards of the last card's rank ending the series
+    if same > 1:
+        return pts + same * (same - 1)  # a pair at the end rules out any run
+    run = 0
+    seen = 1 << r
+    lo = r
+    hi = r
+    i = n - 2
+    while i >= 0:
+        q = series[i] >> 2
+        bit = 1 << q
+        if seen & bit:
+            break  # every longer tail holds this duplicate too
+        seen |= bit
+        if q < lo:
+            lo = q
+        elif q > hi:
+            hi = q
+        if n - i >= 3 and hi - lo == n - i - 1:
+            run = n - i
+        i -= 1
+    return pts + run
 
 
 # --------------------------------------------------------------------------------------
@@ -111,25 +229,10 @@ _K4 = [c >> 2 for c in range(52)]
 # --------------------------------------------------------------------------------------
 
 
-def _score5(c0: int, c1: int, c2: int, c3: int, s: int, is_crib: bool) -> int:
-    """Show score of hand c0..c3 with starter s. No validation."""
-    pts = _RANK_BYTES[_K0[c0] + _K1[c1] + _K2[c2] + _K3[c3] + _K4[s]]
-    su = c0 & 3
-    if (c1 & 3) == su and (c2 & 3) == su and (c3 & 3) == su:
-        if (s & 3) == su:
-            pts += 5
-        elif not is_crib:
-            pts += 4
-    jack = _JACK_BASE | (s & 3)
-    if jack == c0 or jack == c1 or jack == c2 or jack == c3:
-        pts += 1
-    return pts
-
-
 def score_hand_ids(hand_ids: Sequence[int], starter_id: int, is_crib: bool = False) -> int:
     """Show score of 4 card ids + starter id. **No validation**: for trusted callers only."""
     c0, c1, c2, c3 = hand_ids
-    return _score5(c0, c1, c2, c3, starter_id, is_crib)
+    return show_points(c0, c1, c2, c3, starter_id, is_crib, RANK_POINTS_BYTES)
 
 
 def _card(x: object) -> Card:
@@ -175,9 +278,9 @@ def score_hand(hand: str | Iterable[str | int], starter: str | int, is_crib: boo
             and max(c0, c1, c2, c3, starter) < 52
             and len({c0, c1, c2, c3, starter}) == 5
         ):
-            return _score5(c0, c1, c2, c3, starter, is_crib)
+            return show_points(c0, c1, c2, c3, starter, is_crib, RANK_POINTS_BYTES)
     ids, s = _hand_and_starter(hand, starter)
-    return _score5(ids[0], ids[1], ids[2], ids[3], s, is_crib)
+    return show_points(ids[0], ids[1], ids[2], ids[3], s, is_crib, RANK_POINTS_BYTES)
 
 
 @dataclass(frozen=True)
@@ -233,28 +336,7 @@ def score_hand_breakdown(
     """Itemised show score (slow, for display and logs); ``.total == score_hand(...)``."""
     ids, s = _hand_and_starter(hand, starter)
     five = sorted([*ids, s])
-    fifteens = tuple(
-        combo
-        for size in range(2, 6)
-        for combo in itertools.combinations(five, size)
-        if sum(_VALUE[c] for c in combo) == 15
-    )
-    pairs = tuple(p for p in itertools.combinations(five, 2) if p[0] >> 2 == p[1] >> 2)
-
-    by_rank: dict[int, list[int]] = {}
-    for c in five:
-        by_rank.setdefault(c >> 2, []).append(c)
-    runs: tuple[tuple[int, ...], ...] = ()
-    for start in by_rank:
-        if start - 1 in by_rank:
-            continue  # not the bottom of a stretch
-        stop = start
-        while stop + 1 in by_rank:
-            stop += 1
-        if stop - start >= 2:
-            groups = [by_rank[r] for r in range(start, stop + 1)]
-            runs = tuple(itertools.product(*groups))
-
+    fifteens, pairs, runs = show_combinations(five, [c >> 2 for c in five])
     flush: tuple[int, ...] = ()
     if len({c & 3 for c in ids}) == 1:
         if s & 3 == ids[0] & 3:
@@ -264,6 +346,26 @@ def score_hand_breakdown(
     jack = _JACK_BASE | (s & 3)
     nobs = jack if jack in ids else None
     return Breakdown(fifteens, pairs, runs, flush, nobs, tuple(ids), s, is_crib)
+
+
+def score4(c0: int, c1: int, c2: int, c3: int) -> int:
+    """Points of 4 cards alone (no starter): fifteens, pairs, runs, a 4-card flush; no nobs.
+
+    >>> score4(*parse_many("2C 3C 4C QC"))  # run 3, 2+3+Q, flush 4
+    9
+    """
+    pts = HAND4_POINTS[(((c0 >> 2) * 13 + (c1 >> 2)) * 13 + (c2 >> 2)) * 13 + (c3 >> 2)]
+    s = c0 & 3
+    if (c1 & 3) == s and (c2 & 3) == s and (c3 & 3) == s:
+        pts += 4
+    return pts
+
+
+def throw_points(cards: Sequence[int]) -> int:
+    """Points of 1 or 2 thrown cards alone: a pair 2, a fifteen 2 (a single card scores 0)."""
+    if len(cards) != 2:
+        return 0
+    return TWO_POINTS[(cards[0] >> 2) * 13 + (cards[1] >> 2)]
 
 
 # --------------------------------------------------------------------------------------
@@ -353,48 +455,13 @@ class PegBreakdown:
         object.__setattr__(self, "total", self.fifteen + self.thirty_one + self.pair + self.run)
 
 
-def _peg_parts(series: Sequence[int]) -> tuple[int, int, int]:
-    """(count, pair_count, run_length) for a series of trusted card ids, last card scoring."""
-    count = 0
-    for c in series:
-        count += _VALUE[c]
-    if count > 31:
-        raise ValueError(f"count {count} exceeds 31 for series {to_str_many(series)}")
-    n = len(series)
-    r = series[-1] >> 2
-    i = n - 2
-    while i >= 0 and series[i] >> 2 == r:
-        i -= 1
-    same = n - 1 - i
-    if same > 1:
-        return count, same, 0  # a pair at the end rules out any run
-    best = 0
-    if n >= 3:
-        seen = 1 << r
-        lo = hi = r
-        for i in range(n - 2, -1, -1):
-            q = series[i] >> 2
-            bit = 1 << q
-            if seen & bit:
-                break  # every longer window holds this duplicate too
-            seen |= bit
-            if q < lo:
-                lo = q
-            elif q > hi:
-                hi = q
-            length = n - i
-            if length >= 3 and hi - lo == length - 1:
-                best = length
-    return count, 0, best
-
-
 def peg_points_ids(series: Sequence[int]) -> int:
     """Pegging points for the last card of ``series`` (card ids). **No validation**
     beyond the count (ValueError if it exceeds 31)."""
-    count, same, run = _peg_parts(series)
-    if count == 15 or count == 31:
-        return 2 + same * (same - 1) + run
-    return same * (same - 1) + run
+    count = peg_count(series)
+    if count > 31:
+        raise ValueError(f"count {count} exceeds 31 for series {to_str_many(series)}")
+    return peg_points_last(series, len(series), count)
 
 
 def _series_ids(series: str | Iterable[str | int]) -> list[Card]:
@@ -429,18 +496,81 @@ def peg_points(series: str | Iterable[str | int]) -> int:
 def peg_breakdown(series: str | Iterable[str | int]) -> PegBreakdown:
     """Itemised pegging points for the last card of ``series`` (see :func:`peg_points`)."""
     ids = _series_ids(series)
-    count, same, run = _peg_parts(ids)
+    n = len(ids)
+    total = peg_points_ids(ids)
+    count = peg_count(ids)
+    same = 1  # cards of the last card's rank ending the series
+    while same < n and ids[n - 1 - same] >> 2 == ids[-1] >> 2:
+        same += 1
+    pair = PEG_PAIR_POINTS[same]
+    run = total - PEG_COUNT_POINTS[count] - pair
     return PegBreakdown(
         count=count,
-        fifteen=2 if count == 15 else 0,
-        thirty_one=2 if count == 31 else 0,
-        pair=same * (same - 1),
+        fifteen=PEG_COUNT_POINTS[count] if count == 15 else 0,
+        thirty_one=PEG_COUNT_POINTS[count] if count == 31 else 0,
+        pair=pair,
         run=run,
         run_length=run,
-        pair_count=same,
+        pair_count=same if same > 1 else 0,
     )
 
 
 def peg_count(series: Iterable[int]) -> int:
     """Running count (sum of counting values) of trusted card ids."""
-    return sum(_VALUE[c] for c in series)
+    return sum(map(CARD_VALUES.__getitem__, series))
+
+
+PEG_COUNT_POINTS: tuple[int, ...] = tuple(peg_points_last([0, 48], 2, c) for c in range(32))
+"""Pegging points of the count alone (2 at fifteen and at 31), indexed by the count 0..31."""
+PEG_PAIR_POINTS: tuple[int, ...] = (0,) + tuple(peg_points_last([0, 1, 2, 3], k, 0)
+                                                for k in range(1, 5))
+"""Pegging points of ``k`` cards of one rank ending the series (k = 1..4: 0, 2, 6, 12)."""
+
+
+# --------------------------------------------------------------------------------------
+# Pegging on ranks: the bots' fast paths (suits never matter in the play)
+# --------------------------------------------------------------------------------------
+
+
+def peg_add(ranks: Sequence[int], count: int, r: int) -> int:
+    """Points for laying a card of rank ``r`` on a series with ranks ``ranks`` and running
+    ``count`` (fifteen/31 2, pairs 2/6/12, runs). The caller makes sure the card fits.
+
+    >>> peg_add([3, 5], 10, 4)  # 4 6 then a 5: fifteen and a run of 3
+    5
+    """
+    series = [q << 2 for q in ranks]
+    series.append(r << 2)
+    return peg_points_last(series, len(series), count + RANK_VALUES[r])
+
+
+_PEG_CACHE: dict[tuple[int, ...], tuple[int, ...]] = {}
+_PEG_CACHE_MAX = 100_000
+
+
+def peg_all(ranks: tuple[int, ...], count: int) -> tuple[int, ...]:
+    """:func:`peg_add` for all 13 ranks at once: points for laying each rank on the series
+    ``ranks`` at running ``count`` (0 for ranks that do not fit). Results are cached by series
+    (the count follows from the ranks; at most 100,000 entries).
+
+    >>> peg_all((4, 4), 10)[4]  # a third 5: pair royal 6, fifteen 2
+    8
+    """
+    got = _PEG_CACHE.get(ranks)
+    if got is not None:
+        return got
+    series = [q << 2 for q in ranks]
+    series.append(0)
+    n = len(series)
+    pts = [0] * 13
+    for r in range(13):
+        c = count + RANK_VALUES[r]
+        if c > 31:
+            break  # values only grow with the rank
+        series[-1] = r << 2
+        pts[r] = peg_points_last(series, n, c)
+    result = tuple(pts)
+    if len(_PEG_CACHE) >= _PEG_CACHE_MAX:
+        _PEG_CACHE.clear()
+    _PEG_CACHE[ranks] = result
+    return result

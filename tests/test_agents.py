@@ -1,11 +1,9 @@
-"""Heuristic bots (greedy, expert) and their tables: hand-made positions, legality over random
-games, determinism, and the tables against fresh enumerations."""
+"""Heuristic bots (greedy, expert): hand-made positions, legality over random games and
+determinism. (Their fast paths are core functions, tested in ``test_scoring.py``.)"""
 
 from __future__ import annotations
 
 import dataclasses
-import itertools
-import random
 
 import numpy as np
 import pytest
@@ -14,13 +12,12 @@ from agents import make_agent
 from agents.base import available_agents
 from agents.expert import ExpertAgent
 from agents.greedy import GreedyAgent
-from agents.tables import discard_evs, peg_add, peg_all, score4, throw_points
 from cribenv import cards as C
 from cribenv.aec import CribbageEnv
-from cribenv.discard import analyse_discards
+from cribenv.discard import analyse_discards, discard_evs
 from cribenv.game import Deal, Game, Phase, PlayerView, Rules
 from cribenv.observation import encode, legal_mask
-from cribenv.scoring import peg_points_ids, score_hands
+from cribenv.scoring import score4
 
 BOTS = ["random", "greedy", "expert"]
 
@@ -64,105 +61,6 @@ def test_registry_and_unknown_names():
         make_agent("grredy")
     with pytest.raises(ValueError):
         make_agent("")
-
-
-# ----------------------------------------------------------------------------- tables
-
-
-def _points4_reference(cards: list[int]) -> int:
-    """Fifteens, pairs, runs and a 4-card flush of 4 cards alone, by subsets."""
-    ranks = [c >> 2 for c in cards]
-    values = [min(r + 1, 10) for r in ranks]
-    pts = 0
-    for size in (2, 3, 4):
-        for idx in itertools.combinations(range(4), size):
-            if sum(values[i] for i in idx) == 15:
-                pts += 2
-    pts += 2 * sum(1 for a, b in itertools.combinations(ranks, 2) if a == b)
-    for size in (4, 3):
-        runs = [idx for idx in itertools.combinations(range(4), size)
-                if len({ranks[i] for i in idx}) == size
-                and max(ranks[i] for i in idx) - min(ranks[i] for i in idx) == size - 1]
-        if runs:
-            pts += size * len(runs)
-            break
-    if len({c & 3 for c in cards}) == 1:
-        pts += 4
-    return pts
-
-
-def test_score4_and_throw_points():
-    rng = random.Random(0)
-    for _ in range(3000):
-        hand = rng.sample(range(52), 4)
-        assert score4(*hand) == _points4_reference(hand), C.to_str_many(hand)
-    assert score4(*C.parse_many("5C 5D 5H JS")) == 14  # 3 x 5+J, 5+5+5, pair royal
-    assert score4(*C.parse_many("2C 3C 4C QC")) == 9  # run 3, 2+3+Q, flush 4
-    assert score4(*C.parse_many("3C 3D 4H 5S")) == 10  # double run 6, pair 2, 3+3+4+5
-    assert throw_points(C.parse_many("7H 8S")) == 2
-    assert throw_points(C.parse_many("9H 9S")) == 2
-    assert throw_points(C.parse_many("9H TS")) == 0
-    assert throw_points([C.parse("5H")]) == 0
-
-
-@pytest.mark.parametrize("six,dealer", [
-    ("5H 5D JC 7S 8C 9D", False), ("5H 5D JC 7S 8C 9D", True), ("JS JH 4S 8S 2S TD", True),
-    ("AC 2C 3C 4C 9C KH", False), ("5S 5C JH 3D 4H 6C", True),
-])
-def test_discard_evs_match_analyse_discards(six, dealer):
-    cards = C.parse_many(six)
-    unseen = [c for c in range(52) if c not in cards]
-    keeps, throws, hand_ev, crib_ev = discard_evs(cards, unseen, 2)
-    got = {tuple(sorted(t)): (h, c) for t, h, c in zip(throws, hand_ev, crib_ev)}
-    for option in analyse_discards(cards, dealer):
-        h, c = got[tuple(sorted(option.throw))]
-        assert h == pytest.approx(option.hand_ev, abs=1e-9)
-        assert c == pytest.approx(option.crib_ev, abs=1e-9)
-
-
-def test_one_card_crib_ev_matches_enumeration():
-    """3/4 players: one card thrown, 3 more crib cards and the starter from the unseen."""
-    five = C.parse_many("JH 5S 5D 9C KH")
-    unseen = np.array([c for c in range(52) if c not in five])
-    keeps, throws, hand_ev, crib_ev = discard_evs(five, unseen.tolist(), 1)
-    assert [t[0] for t in throws] == five
-    card = five[0]  # the Jack: nobs in the crib counts too
-    trips = np.array(list(itertools.combinations(unseen.tolist(), 3)))
-    rows, starters = [], []
-    for s in unseen.tolist():
-        ok = (trips != s).all(axis=1)
-        rows.append(trips[ok])
-        starters.append(np.full(ok.sum(), s))
-    t3 = np.concatenate(rows)
-    cribs = np.column_stack([np.full(len(t3), card), t3])
-    scores = score_hands(cribs, np.concatenate(starters), is_crib=True, validate=False)
-    assert crib_ev[0] == pytest.approx(scores.mean(), abs=1e-9)
-    hands = np.tile(np.array(keeps[0]), (unseen.size, 1))
-    assert hand_ev[0] == pytest.approx(score_hands(hands, unseen).mean(), abs=1e-9)
-
-
-def test_peg_helpers_match_scoring():
-    rng = random.Random(1)
-    for _ in range(3000):
-        deck = rng.sample(range(52), 52)
-        series, count = [], 0
-        for c in deck:
-            v = min((c >> 2) + 1, 10)
-            if len(series) >= rng.randint(0, 8) or count + v > 31:
-                continue
-            series.append(c)
-            count += v
-        ranks = [c >> 2 for c in series]
-        table = peg_all(tuple(ranks), count)
-        for c in deck:
-            if c in series:
-                continue
-            if count + min((c >> 2) + 1, 10) > 31:
-                assert table[c >> 2] == 0
-                continue
-            expected = peg_points_ids(series + [c])
-            assert peg_add(ranks, count, c >> 2) == expected
-            assert table[c >> 2] == expected
 
 
 # ----------------------------------------------------------------------------- greedy
@@ -350,3 +248,12 @@ def test_bots_refuse_observations_without_a_legal_card():
     for name in ("greedy", "expert"):
         with pytest.raises(ValueError, match="no legal action"):
             make_agent(name).act(obs_at(game, idle))
+
+
+def test_features_build_no_bot_at_import():
+    """Importing the prior's features is cheap: the expert they ask is built on first use."""
+    import subprocess
+    import sys
+
+    code = "import agents.features as f; assert f._expert.cache_info().currsize == 0"
+    subprocess.run([sys.executable, "-c", code], check=True)

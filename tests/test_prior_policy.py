@@ -71,7 +71,7 @@ def test_discard_prior_is_the_best_throw_containing_the_card():
     assert view.phase is Phase.DISCARD
     prior, feats = card_features(view, view.legal)
     from agents.peg_values import shipped
-    from agents.tables import discard_evs
+    from cribenv.discard import discard_evs
 
     cards = sorted(view.hand)
     keeps, throws, hand_ev, crib_ev = discard_evs(cards, None, 2)

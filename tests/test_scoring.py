@@ -3,26 +3,33 @@
 from __future__ import annotations
 
 import itertools
+import random
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cribenv.cards import parse, parse_many
-from cribenv.discard import analyse_discards
+from cribenv.cards import parse, parse_many, to_str_many
+from cribenv.discard import analyse_discards, discard_evs
 from cribenv.reference_scoring import ref_peg_points, ref_score_hand
 from cribenv.scoring import (
+    PEG_COUNT_POINTS,
+    PEG_PAIR_POINTS,
     RANK_POINTS,
     Breakdown,
+    peg_add,
+    peg_all,
     peg_breakdown,
     peg_points,
     peg_points_ids,
     rank_key,
+    score4,
     score_hand,
     score_hand_breakdown,
     score_hand_ids,
     score_hands,
+    throw_points,
 )
 
 # ----------------------------------------------------------------------------- show: examples
@@ -458,3 +465,134 @@ def test_discard_dealer_vs_pone() -> None:
 def test_discard_invalid(six: str, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         analyse_discards(six, is_dealer=True)
+
+
+# ----------------------------------------------------------------------------- the bots' fast paths
+
+
+def _points4_reference(cards: list[int]) -> int:
+    """Fifteens, pairs, runs and a 4-card flush of 4 cards alone, by subsets."""
+    ranks = [c >> 2 for c in cards]
+    values = [min(r + 1, 10) for r in ranks]
+    pts = 0
+    for size in (2, 3, 4):
+        for idx in itertools.combinations(range(4), size):
+            if sum(values[i] for i in idx) == 15:
+                pts += 2
+    pts += 2 * sum(1 for a, b in itertools.combinations(ranks, 2) if a == b)
+    for size in (4, 3):
+        runs = [idx for idx in itertools.combinations(range(4), size)
+                if len({ranks[i] for i in idx}) == size
+                and max(ranks[i] for i in idx) - min(ranks[i] for i in idx) == size - 1]
+        if runs:
+            pts += size * len(runs)
+            break
+    if len({c & 3 for c in cards}) == 1:
+        pts += 4
+    return pts
+
+
+def test_score4_and_throw_points():
+    rng = random.Random(0)
+    for _ in range(3000):
+        hand = rng.sample(range(52), 4)
+        assert score4(*hand) == _points4_reference(hand), to_str_many(hand)
+    assert score4(*parse_many("5C 5D 5H JS")) == 14  # 3 x 5+J, 5+5+5, pair royal
+    assert score4(*parse_many("2C 3C 4C QC")) == 9  # run 3, 2+3+Q, flush 4
+    assert score4(*parse_many("3C 3D 4H 5S")) == 10  # double run 6, pair 2, 3+3+4+5
+    assert throw_points(parse_many("7H 8S")) == 2
+    assert throw_points(parse_many("9H 9S")) == 2
+    assert throw_points(parse_many("9H TS")) == 0
+    assert throw_points([parse("5H")]) == 0
+    for a, b in itertools.permutations(range(52), 2):  # every pair: a pair 2, a fifteen 2
+        expected = 2 * (a >> 2 == b >> 2) + 2 * (min((a >> 2) + 1, 10) + min((b >> 2) + 1, 10)
+                                                 == 15)
+        assert throw_points([a, b]) == expected
+
+
+def test_peg_tables_are_the_kernels_parts():
+    assert PEG_COUNT_POINTS[15] == PEG_COUNT_POINTS[31] == 2
+    assert sum(PEG_COUNT_POINTS) == 4 and len(PEG_COUNT_POINTS) == 32
+    assert PEG_PAIR_POINTS == (0, 0, 2, 6, 12)
+
+
+def _enumerated_evs(six: list[int], throw: tuple[int, ...]) -> tuple[float, float]:
+    """The oracle: the kept hand over every unseen starter, the crib over every pair the
+    opponent may throw and every starter left (numpy enumeration, 45,540 cribs)."""
+    unseen = np.array([c for c in range(52) if c not in six])
+    keep = [c for c in six if c not in throw]
+    hand = score_hands(np.tile(keep, (unseen.size, 1)), unseen).mean()
+    a, b = np.triu_indices(unseen.size, k=1)
+    rows, starters = [], []
+    for s in range(unseen.size):
+        ok = (a != s) & (b != s)
+        rows.append(np.column_stack([np.full(ok.sum(), throw[0]), np.full(ok.sum(), throw[1]),
+                                     unseen[a[ok]], unseen[b[ok]]]))
+        starters.append(np.full(ok.sum(), unseen[s]))
+    cribs = np.concatenate(rows)
+    assert len(cribs) == 1035 * 44
+    crib = score_hands(cribs, np.concatenate(starters), is_crib=True).mean()
+    return float(hand), float(crib)
+
+
+@pytest.mark.parametrize("six", [
+    "5H 5D JC 7S 8C 9D", "JS JH 4S 8S 2S TD", "AC 2C 3C 4C 9C KH", "5S 5C JH 3D 4H 6C",
+])
+def test_discard_evs_match_enumeration(six):
+    cards = parse_many(six)
+    unseen = [c for c in range(52) if c not in cards]
+    keeps, throws, hand_ev, crib_ev = discard_evs(cards, unseen, 2)
+    assert (keeps, throws, hand_ev, crib_ev) == discard_evs(cards, None, 2)
+    assert throws == list(itertools.combinations(cards, 2))
+    options = {o.throw: o for o in analyse_discards(cards, is_dealer=True)}
+    for i in (0, 4, 9, 14) if six.startswith("5H") else (2, 11):
+        h, c = _enumerated_evs(cards, throws[i])
+        assert hand_ev[i] == pytest.approx(h, abs=1e-9)
+        assert crib_ev[i] == pytest.approx(c, abs=1e-9)
+        # the analysis gives the exact fractions: the same floats as the enumeration's means
+        assert (options[throws[i]].hand_ev, options[throws[i]].crib_ev) == (h, c)
+
+
+def test_one_card_crib_ev_matches_enumeration():
+    """3/4 players: one card thrown, 3 more crib cards and the starter from the unseen."""
+    five = parse_many("JH 5S 5D 9C KH")
+    unseen = np.array([c for c in range(52) if c not in five])
+    keeps, throws, hand_ev, crib_ev = discard_evs(five, unseen.tolist(), 1)
+    assert [t[0] for t in throws] == five
+    card = five[0]  # the Jack: nobs in the crib counts too
+    trips = np.array(list(itertools.combinations(unseen.tolist(), 3)))
+    rows, starters = [], []
+    for s in unseen.tolist():
+        ok = (trips != s).all(axis=1)
+        rows.append(trips[ok])
+        starters.append(np.full(ok.sum(), s))
+    t3 = np.concatenate(rows)
+    cribs = np.column_stack([np.full(len(t3), card), t3])
+    scores = score_hands(cribs, np.concatenate(starters), is_crib=True, validate=False)
+    assert crib_ev[0] == pytest.approx(scores.mean(), abs=1e-9)
+    hands = np.tile(np.array(keeps[0]), (unseen.size, 1))
+    assert hand_ev[0] == pytest.approx(score_hands(hands, unseen).mean(), abs=1e-9)
+
+
+def test_peg_helpers_match_scoring():
+    rng = random.Random(1)
+    for _ in range(3000):
+        deck = rng.sample(range(52), 52)
+        series, count = [], 0
+        for c in deck:
+            v = min((c >> 2) + 1, 10)
+            if len(series) >= rng.randint(0, 8) or count + v > 31:
+                continue
+            series.append(c)
+            count += v
+        ranks = [c >> 2 for c in series]
+        table = peg_all(tuple(ranks), count)
+        for c in deck:
+            if c in series:
+                continue
+            if count + min((c >> 2) + 1, 10) > 31:
+                assert table[c >> 2] == 0
+                continue
+            expected = peg_points_ids(series + [c])
+            assert peg_add(ranks, count, c >> 2) == expected
+            assert table[c >> 2] == expected
