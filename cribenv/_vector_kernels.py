@@ -18,6 +18,8 @@ import numba
 import numpy as np
 from numba import prange
 
+from cribenv import cards, game, scoring
+
 # ------------------------------------------------------------------------------------------
 # State columns (one row of ``st`` per game)
 # ------------------------------------------------------------------------------------------
@@ -86,77 +88,19 @@ O_UNSEEN = 549
 O_TAIL = 562
 OBS_SIZE = 601
 
-_M32 = np.uint64(0xFFFFFFFF)
-_ONE = np.int64(1)
-
 jit = numba.njit(cache=True, nogil=True)
 pjit = numba.njit(cache=True, nogil=True, parallel=True)
 
+_M32 = np.uint64(0xFFFFFFFF)
+_ONE = np.int64(1)
 
 # ------------------------------------------------------------------------------------------
-# Scoring (temporary copies until the core's kernels land; see KERNELS.md)
+# The core's scoring kernels (KERNELS.md), compiled: the one home of those rules
 # ------------------------------------------------------------------------------------------
-@jit
-def card_value(card):
-    """Counting value of a card id: A=1, 2..9, T J Q K = 10."""
-    r = (card >> 2) + 1
-    return 10 if r > 10 else r
-
-
-@jit
-def side_of(seat, num_players):
-    """The scoring side of a seat (partners 0 & 2, 1 & 3 in 4-player games)."""
-    return seat % 2 if num_players == 4 else seat
-
-
-@jit
-def show_score(c0, c1, c2, c3, s, is_crib, rank_points):
-    """``scoring._score5``: show points of hand c0..c3 with starter s."""
-    key = ((((c0 >> 2) * 13 + (c1 >> 2)) * 13 + (c2 >> 2)) * 13 + (c3 >> 2)) * 13 + (s >> 2)
-    pts = np.int64(rank_points[key])
-    su = c0 & 3
-    if (c1 & 3) == su and (c2 & 3) == su and (c3 & 3) == su:
-        if (s & 3) == su:
-            pts += 5
-        elif not is_crib:
-            pts += 4
-    jack = 40 | (s & 3)
-    if jack == c0 or jack == c1 or jack == c2 or jack == c3:
-        pts += 1
-    return pts
-
-
-@jit
-def peg_points(series, start, stop, count):
-    """``scoring.peg_points_ids(series[start:stop])`` with the count of that series given."""
-    n = stop - start
-    r = series[stop - 1] >> 2
-    i = stop - 2
-    while i >= start and series[i] >> 2 == r:
-        i -= 1
-    same = stop - 1 - i
-    pts = 2 if (count == 15 or count == 31) else 0
-    if same > 1:
-        return pts + same * (same - 1)
-    best = 0
-    if n >= 3:
-        seen = _ONE << r
-        lo = r
-        hi = r
-        for i in range(stop - 2, start - 1, -1):
-            q = series[i] >> 2
-            bit = _ONE << q
-            if seen & bit:
-                break
-            seen |= bit
-            if q < lo:
-                lo = q
-            elif q > hi:
-                hi = q
-            length = stop - i
-            if length >= 3 and hi - lo == length - 1:
-                best = length
-    return pts + best
+card_value = jit(cards.value)             # counting value of a card id
+side_of = jit(game.seat_side)             # (seat, num_players) -> side
+show_points = jit(scoring.show_points)    # (c0, c1, c2, c3, starter, is_crib, RANK_POINTS)
+peg_points_last = jit(scoring.peg_points_last)   # (series, n, count incl. the last card)
 
 
 # ------------------------------------------------------------------------------------------
@@ -397,7 +341,7 @@ def _show(mt, st, cfg, rank_points, i):
     dealer = st[i, DEALER]
     starter = st[i, STARTER]
     st[i, TO_ACT] = -1
-    cards = np.empty(4, np.int64)
+    hand_cards = np.empty(4, np.int64)
     for k in range(1, n + 2):
         if k <= n:
             seat = (dealer + k) % n
@@ -408,9 +352,10 @@ def _show(mt, st, cfg, rank_points, i):
         m = 0
         for c in range(52):
             if (hand >> c) & 1:
-                cards[m] = c
+                hand_cards[m] = c
                 m += 1
-        pts = show_score(cards[0], cards[1], cards[2], cards[3], starter, k > n, rank_points)
+        pts = show_points(hand_cards[0], hand_cards[1], hand_cards[2], hand_cards[3], starter,
+                          k > n, rank_points)
         if pts and _score(st, cfg, i, side_of(seat, n), pts):
             return
     if cfg[C_MAX_HANDS] > 0 and st[i, HAND_NO] + 1 >= cfg[C_MAX_HANDS]:
@@ -519,7 +464,8 @@ def step_game(mt, st, cfg, rank_points, i, card):
     st[i, PLAYED_BY + k] = p
     st[i, N_PLAYED] = k + 1
     st[i, LAST] = p
-    pts = peg_points(st[i, PLAYED_CARD:PLAYED_CARD + 16], st[i, SERIES_START], k + 1, count)
+    start = st[i, SERIES_START]
+    pts = peg_points_last(st[i, PLAYED_CARD + start:PLAYED_CARD + k + 1], k + 1 - start, count)
     if pts and _score(st, cfg, i, side_of(p, n), pts):
         return
     if count == 31:

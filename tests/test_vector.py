@@ -118,41 +118,48 @@ def test_observation_offsets_are_the_layouts() -> None:
 # ------------------------------------------------------------------------------------------
 # The differential test: 10^5 random games against Game, step by step
 # ------------------------------------------------------------------------------------------
-# (players, target, exact peg-out, first_dealer, max_hands, games): 100,000 games in all,
-# 61-point games weighted up (half the decisions of a 121-point game)
-DIFF_CHUNKS = [
-    (2, 121, False, None, None, 8000),
-    (2, 121, True, None, None, 6000),
-    (2, 61, False, None, None, 10000),
-    (2, 61, True, 1, None, 10000),
-    (3, 121, False, None, None, 6000),
-    (3, 121, True, 0, None, 5000),
-    (3, 61, False, None, None, 9000),
-    (3, 61, True, None, None, 8000),
-    (4, 121, False, None, None, 6000),
-    (4, 121, True, None, None, 5000),
-    (4, 61, False, 3, None, 9000),
-    (4, 61, True, None, None, 8000),
-    (2, 121, False, None, 1, 4000),
-    (3, 121, False, None, 1, 3000),
-    (4, 121, True, None, 2, 3000),
-]
-assert sum(c[-1] for c in DIFF_CHUNKS) == 100_000
+# One item per (players, target, exact peg-out): whole games, then one- and two-hand games
+# (max_hands: every deal, the play and the show again, at an eighth of a game's cost), some with
+# the cut skipped (first_dealer). 100,200 games, about 3.9 million decisions in all.
+DIFF_CONFIGS = [(p, t, e) for p in (2, 3, 4) for t in (121, 61) for e in (False, True)]
+WHOLE_GAMES = {121: 1000, 61: 2500}
+SHORT_GAMES = {121: 5000, 61: 8200}
+assert sum(WHOLE_GAMES[t] + SHORT_GAMES[t] for _, t, _ in DIFF_CONFIGS) >= 100_000
+
+
+@pytest.fixture
+def one_thread():
+    """One numba thread (the test workers already fill the cores)."""
+    import numba
+
+    before = numba.get_num_threads()
+    numba.set_num_threads(1)
+    yield
+    numba.set_num_threads(before)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("chunk", range(len(DIFF_CHUNKS)))
-def test_differential_against_game(chunk: int) -> None:
-    players, target, exact, first_dealer, max_hands, games = DIFF_CHUNKS[chunk]
+@pytest.mark.parametrize("config", DIFF_CONFIGS, ids=lambda c: f"{c[0]}p-{c[1]}-exact{c[2]}")
+def test_differential_against_game(config: tuple[int, int, bool], one_thread: None) -> None:
+    players, target, exact = config
     rules = Rules(num_players=players, target=target, must_peg_out_exactly=exact)
-    base = 1_000_003 * (chunk + 1)
-    decisions = 0
-    for start in range(0, games, 2500):
-        seeds = np.arange(base + start, base + min(start + 2500, games))
-        decisions += differential.check_games(rules, seeds, first_dealer=first_dealer,
-                                              max_hands=max_hands, obs_rate=0.01,
-                                              rng_seed=chunk * 1000 + start)
-    assert decisions >= games * (10 if max_hands else 40)
+    runs = []     # (games, first_dealer, max_hands)
+    runs += [(2500, None, None)] * (WHOLE_GAMES[target] // 2500)
+    if WHOLE_GAMES[target] % 2500:
+        runs.append((WHOLE_GAMES[target] % 2500, None, None))
+    short = SHORT_GAMES[target]
+    runs += [(short // 3, None, 1), (short // 3, players - 1, 1),
+             (short - 2 * (short // 3), None, 2)]
+    seed = 1_000_003 * (DIFF_CONFIGS.index(config) + 1)
+    games = decisions = 0
+    for k, (num, first_dealer, max_hands) in enumerate(runs):
+        decisions += differential.check_games(
+            rules, np.arange(seed, seed + num), first_dealer=first_dealer, max_hands=max_hands,
+            obs_rate=0.01, rng_seed=seed + k)
+        seed += num
+        games += num
+    assert games == WHOLE_GAMES[target] + SHORT_GAMES[target]
+    assert decisions >= 10 * games
 
 
 def test_differential_catches_a_difference(monkeypatch: pytest.MonkeyPatch) -> None:
