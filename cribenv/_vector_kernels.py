@@ -17,6 +17,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 from numba import prange
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from cribenv import cards, game, scoring
 
@@ -106,19 +107,22 @@ peg_points_last = jit(scoring.peg_points_last)   # (series, n, count incl. the l
 # ------------------------------------------------------------------------------------------
 # CPython's random.Random (MT19937), one generator per row of ``mt``
 # ------------------------------------------------------------------------------------------
-@jit
-def _init_genrand(mt, i, s):
-    mt[i, 0] = s
-    prev = np.uint64(s)
+def _init_genrand(s: int) -> np.ndarray:
+    """CPython's ``init_genrand(s)``: the 624 words ``init_by_array`` starts from."""
+    mt = [s]
     for k in range(1, 624):
-        prev = (np.uint64(1812433253) * (prev ^ (prev >> np.uint64(30))) + np.uint64(k)) & _M32
-        mt[i, k] = prev
+        prev = mt[-1]
+        mt.append((1812433253 * (prev ^ (prev >> 30)) + k) & 0xFFFFFFFF)
+    return np.array(mt, np.uint32)
+
+
+_GENRAND_19650218 = _init_genrand(19650218)   # the same for every seed: computed once
 
 
 @jit
 def seed_generator(mt, st, i, key, keylen):
     """``random.Random(seed)``: ``init_by_array`` on the 32-bit words of ``abs(seed)``."""
-    _init_genrand(mt, i, np.uint32(19650218))
+    mt[i, :] = _GENRAND_19650218
     a = 1
     b = 0
     k = 624 if 624 > keylen else keylen
@@ -237,37 +241,30 @@ def _score(st, cfg, i, side, pts):
 def _cut_for_deal(mt, st, cfg, i):
     """``Game._cut_for_deal``: ``rng.sample(range(52), k)`` per round; lowest rank deals."""
     n = cfg[C_PLAYERS]
-    contenders = np.empty(4, np.int64)
+    contenders = 0           # bit s: seat s still cuts
     for s in range(n):
-        contenders[s] = s
-    k = n
-    picks = np.empty(4, np.int64)
+        contenders |= 1 << s
     while True:
-        # sample() of 52 items, k <= 4: the "selected set" branch
-        for a in range(k):
-            j = randbelow(mt, st, i, 52)
-            dup = True
-            while dup:
-                dup = False
-                for b in range(a):
-                    if picks[b] == j:
-                        dup = True
-                        j = randbelow(mt, st, i, 52)
-                        break
-            picks[a] = j
+        # rng.sample(range(52), k), k <= 4: the "selected set" branch of sample()
+        picked = np.int64(0)     # bit j: card j drawn this round
         low = 99
-        for a in range(k):
-            r = picks[a] >> 2
+        cut = 0                  # the seats whose card has the lowest rank
+        for s in range(n):
+            if not (contenders >> s) & 1:
+                continue
+            j = randbelow(mt, st, i, 52)
+            while (picked >> j) & 1:
+                j = randbelow(mt, st, i, 52)
+            picked |= _ONE << j
+            r = j >> 2
             if r < low:
                 low = r
-        m = 0
-        for a in range(k):
-            if picks[a] >> 2 == low:
-                contenders[m] = contenders[a]
-                m += 1
-        k = m
-        if k == 1:
-            return contenders[0]
+                cut = 1 << s
+            elif r == low:
+                cut |= 1 << s
+        contenders = cut
+        if contenders & (contenders - 1) == 0:
+            return trailing_zeros(np.int64(contenders))
 
 
 @jit
@@ -341,7 +338,6 @@ def _show(mt, st, cfg, rank_points, i):
     dealer = st[i, DEALER]
     starter = st[i, STARTER]
     st[i, TO_ACT] = -1
-    hand_cards = np.empty(4, np.int64)
     for k in range(1, n + 2):
         if k <= n:
             seat = (dealer + k) % n
@@ -349,13 +345,14 @@ def _show(mt, st, cfg, rank_points, i):
         else:
             seat = dealer
             hand = st[i, CRIB]
-        m = 0
-        for c in range(52):
-            if (hand >> c) & 1:
-                hand_cards[m] = c
-                m += 1
-        pts = show_points(hand_cards[0], hand_cards[1], hand_cards[2], hand_cards[3], starter,
-                          k > n, rank_points)
+        c0 = trailing_zeros(hand)        # the 4 cards, lowest first
+        hand &= hand - 1
+        c1 = trailing_zeros(hand)
+        hand &= hand - 1
+        c2 = trailing_zeros(hand)
+        hand &= hand - 1
+        c3 = trailing_zeros(hand)
+        pts = show_points(c0, c1, c2, c3, starter, k > n, rank_points)
         if pts and _score(st, cfg, i, side_of(seat, n), pts):
             return
     if cfg[C_MAX_HANDS] > 0 and st[i, HAND_NO] + 1 >= cfg[C_MAX_HANDS]:
@@ -573,14 +570,17 @@ def encode_row(st, cfg, i, me, obs):
         obs[O_UNSEEN + r] = 1.0
     hand = st[i, HAND + me]
     disc = st[i, DISC + me]
-    for c in range(52):
-        if (hand >> c) & 1:
-            obs[O_HAND + c] = 1.0
-            obs[O_HRANK + (c >> 2)] += 0.25
-            obs[O_UNSEEN + (c >> 2)] -= 0.25
-        if (disc >> c) & 1:
-            obs[O_DISC + c] = 1.0
-            obs[O_UNSEEN + (c >> 2)] -= 0.25
+    while hand:
+        c = trailing_zeros(hand)
+        hand &= hand - 1
+        obs[O_HAND + c] = 1.0
+        obs[O_HRANK + (c >> 2)] += 0.25
+        obs[O_UNSEEN + (c >> 2)] -= 0.25
+    while disc:
+        c = trailing_zeros(disc)
+        disc &= disc - 1
+        obs[O_DISC + c] = 1.0
+        obs[O_UNSEEN + (c >> 2)] -= 0.25
     starter = st[i, STARTER]
     if starter >= 0:
         obs[O_STARTER + starter] = 1.0
