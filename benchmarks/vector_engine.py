@@ -13,9 +13,9 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from typing import Any
 
-from benchmarks import Progress
 from benchmarks._timing import ROUNDS, fmt_rate, fmt_ratio, timed
 
 ORDER = 25
@@ -27,7 +27,8 @@ GOAL_OBS = 250_000
 class VectorRandomPlay:
     """``BATCH`` games of ``num_players`` played at random with automatic reset."""
 
-    def __init__(self, num_players: int, observe: bool, batch: int = BATCH, seed: int = 0) -> None:
+    def __init__(self, num_players: int, observe: bool, threads: int = 1, batch: int = BATCH,
+                 seed: int = 0) -> None:
         import numpy as np
 
         from cribenv.game import Rules
@@ -35,7 +36,7 @@ class VectorRandomPlay:
         from cribenv.vector import VectorGame
 
         self.vg = VectorGame(Rules(num_players=num_players), np.arange(seed, seed + batch),
-                             auto_reset=True, seed_stream=seed)
+                             auto_reset=True, seed_stream=seed, threads=threads)
         self.rng = np.random.default_rng(seed)
         self.observe = observe
         self.mask = np.empty((batch, 52), bool)
@@ -63,24 +64,9 @@ class VectorRandomPlay:
         return self.decisions / self.elapsed
 
 
-def _with_threads(threads: int, fn: Any) -> None:
-    """Run ``fn`` with the kernels on ``threads`` numba threads."""
-    import numba
-
-    before = numba.get_num_threads()
-    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
-    try:
-        fn()
-    finally:
-        numba.set_num_threads(before)
-
-
 def _process_main(num_players: int, observe: bool, seed: int, seconds: float) -> None:
     """A measuring process: build and warm up, print "ready", wait for a line on stdin, play
-    ``seconds`` on one thread, print ``elapsed decisions``."""
-    import numba
-
-    numba.set_num_threads(1)
+    ``seconds`` in one thread, print ``elapsed decisions``."""
     runner = VectorRandomPlay(num_players, observe, seed=seed)
     print("ready", flush=True)
     sys.stdin.readline()
@@ -127,27 +113,27 @@ def _key(players: int, observe: bool, how: str) -> str:
     return f"{players}p {'masks + observations' if observe else 'masks'}, {how}"
 
 
-def run(seconds: float, progress: Progress) -> dict[str, Any]:
-    from benchmarks import env as bench_env
+def run(seconds: float, progress: Callable[[str], None]) -> dict[str, Any]:
     from benchmarks.engine import EngineRandomPlay
+    from benchmarks.env import ENVS, PEER_HINT, AECRandomPlay
 
     progress("vector engine: compiling / loading the kernels, building the baselines")
-    vector = {case: VectorRandomPlay(case[0], case[1]) for case in CASES}
+    vector = {case: VectorRandomPlay(*case) for case in CASES}
     game = EngineRandomPlay(2)
     game.game()
     game.games = 0
     game_time = [0.0, 0]
-    baselines: dict[str, bench_env.AECRandomPlay] = {}
+    baselines: dict[str, AECRandomPlay] = {}
     labels: dict[str, str] = {}
     notes: list[str] = []
-    for key, label, factory, _kind in bench_env.ENVS:
+    for key, label, factory, _kind in ENVS:
         if key not in ("cribenv_wrapped", "openspiel_cribbage"):
             continue
         try:
-            baselines[key] = bench_env.AECRandomPlay(factory())
+            baselines[key] = AECRandomPlay(factory())
             labels[key] = label
         except ImportError:
-            notes.append(f"{label}: not installed ({bench_env.PEER_HINT.get(key, '')})")
+            notes.append(f"{label}: not installed ({PEER_HINT.get(key, '')})")
     for r in range(ROUNDS):      # interleaved slices: load changes hit all alike
         progress(f"vector engine: round {r + 1}/{ROUNDS}")
         elapsed, decisions = timed(game.game, seconds / ROUNDS)
@@ -155,8 +141,8 @@ def run(seconds: float, progress: Progress) -> dict[str, Any]:
         game_time[1] += decisions
         for runner in baselines.values():
             runner.run(seconds / ROUNDS)
-        for (_n, _obs, threads), runner in vector.items():
-            _with_threads(threads, lambda runner=runner: runner.run(seconds / ROUNDS))
+        for runner in vector.values():
+            runner.run(seconds / ROUNDS)
     rates = {_key(n, obs, f"{t} thread{'s' if t > 1 else ''}"): runner.rate()
              for (n, obs, t), runner in vector.items()}
     for obs in (False, True):

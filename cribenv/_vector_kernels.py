@@ -10,13 +10,15 @@ kernels in :mod:`cribenv.scoring`, compiled here.
 The state of all games is one ``int64`` array ``st`` (one row a game, the columns below), the
 generators' words ``mt`` (``uint32`` ``(N, 624)``) and the rules ``cfg`` (``int64``, the ``C_``
 indices). Hands, discards, kept hands and the crib are 52-bit card sets (bit ``c`` = card ``c``).
+The batched entry points loop over the rows they are given and release the GIL (``nogil``), so
+:class:`cribenv.vector.VectorGame` runs blocks of rows on several threads; every function is
+compiled once and cached on disk (``cache=True``).
 """
 
 from __future__ import annotations
 
 import numba
 import numpy as np
-from numba import prange
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from cribenv import cards, game, scoring
@@ -90,7 +92,6 @@ O_TAIL = 562
 OBS_SIZE = 601
 
 jit = numba.njit(cache=True, nogil=True)
-pjit = numba.njit(cache=True, nogil=True, parallel=True)
 
 _M32 = np.uint64(0xFFFFFFFF)
 _ONE = np.int64(1)
@@ -475,10 +476,10 @@ def step_game(mt, st, cfg, rank_points, i, card):
 # ------------------------------------------------------------------------------------------
 # Batched entry points (called by cribenv.vector)
 # ------------------------------------------------------------------------------------------
-@pjit
+@jit
 def start_games(mt, st, cfg, rows, keys, keylens):
     """Start game ``rows[j]`` from the seed words ``keys[j, :keylens[j]]``."""
-    for j in prange(rows.shape[0]):
+    for j in range(rows.shape[0]):
         start_game(mt, st, cfg, rows[j], keys[j], keylens[j])
 
 
@@ -523,11 +524,11 @@ def _rewards_of_step(st, cfg, i, b0, b1, b2, rewards, cumulative, shaping, actor
             cumulative[i, seat] += r
 
 
-@pjit
+@jit
 def step_games(mt, st, cfg, rank_points, actions, rewards, cumulative, shaping):
     """Step every game still playing with its action (all legal: see :func:`first_illegal`)
     and write the step's rewards; finished games are left alone with zero rewards."""
-    for i in prange(st.shape[0]):
+    for i in range(st.shape[0]):
         p = st[i, TO_ACT]
         if p < 0:
             for s in range(rewards.shape[1]):
@@ -540,10 +541,10 @@ def step_games(mt, st, cfg, rank_points, actions, rewards, cumulative, shaping):
         _rewards_of_step(st, cfg, i, b0, b1, b2, rewards, cumulative, shaping, p)
 
 
-@pjit
+@jit
 def legal_masks(st, out):
     """``out[i, c]`` = card ``c`` is legal in game ``i`` (all False once it is over)."""
-    for i in prange(st.shape[0]):
+    for i in range(st.shape[0]):
         p = st[i, TO_ACT]
         hand = np.int64(0)
         if p >= 0:
@@ -615,20 +616,20 @@ def encode_row(st, cfg, i, me, obs):
     obs[O_HANDNO] = np.float32(st[i, HAND_NO] / 255)
 
 
-@pjit
+@jit
 def encode_rows(st, cfg, seats, out):
     """Row ``i`` of ``out`` = the observation of seat ``seats[i]`` in game ``i``."""
-    for i in prange(st.shape[0]):
+    for i in range(st.shape[0]):
         row = out[i]
         row[:] = 0.0
         encode_row(st, cfg, i, seats[i], row)
 
 
-@pjit
+@jit
 def sample_masks(mask, u, out):
     """``out[i]`` = the ``floor(u[i] * k)``-th of the ``k`` True cards of ``mask[i]`` (0 if
     none): a uniform choice for ``u`` uniform in [0, 1)."""
-    for i in prange(mask.shape[0]):
+    for i in range(mask.shape[0]):
         k = 0
         for c in range(52):
             if mask[i, c]:

@@ -127,20 +127,9 @@ SHORT_GAMES = {121: 5000, 61: 8200}
 assert sum(WHOLE_GAMES[t] + SHORT_GAMES[t] for _, t, _ in DIFF_CONFIGS) >= 100_000
 
 
-@pytest.fixture
-def one_thread():
-    """One numba thread (the test workers already fill the cores)."""
-    import numba
-
-    before = numba.get_num_threads()
-    numba.set_num_threads(1)
-    yield
-    numba.set_num_threads(before)
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("config", DIFF_CONFIGS, ids=lambda c: f"{c[0]}p-{c[1]}-exact{c[2]}")
-def test_differential_against_game(config: tuple[int, int, bool], one_thread: None) -> None:
+def test_differential_against_game(config: tuple[int, int, bool]) -> None:
     players, target, exact = config
     rules = Rules(num_players=players, target=target, must_peg_out_exactly=exact)
     runs = []     # (games, first_dealer, max_hands)
@@ -357,6 +346,26 @@ def test_masks_and_random_actions() -> None:
     picks = np.stack([vg.random_actions(rng, mask) for _ in range(400)])
     assert mask[np.arange(30), picks].all()
     assert all(len(set(picks[:, i])) == 5 for i in range(30))   # every legal card drawn
+
+
+@pytest.mark.parametrize("threads", [2, 3])
+def test_threads_play_the_same_games(threads: int) -> None:
+    rules = Rules(num_players=3, target=61)
+    one = VectorGame(rules, list(range(50)), auto_reset=True, seed_stream=4, reward="points")
+    many = VectorGame(rules, list(range(50)), auto_reset=True, seed_stream=4, reward="points",
+                      threads=threads)
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        assert np.array_equal(one.legal_mask(), many.legal_mask())
+        assert np.array_equal(one.observe(), many.observe())
+        actions = one.random_actions(rng)
+        assert np.array_equal(one.step(actions), many.step(actions))
+        assert np.array_equal(one._st, many._st)
+        assert np.array_equal(one.finished, many.finished)
+    assert one.games_finished == many.games_finished > 50
+    many.close()
+    with pytest.raises(ValueError, match="threads"):
+        VectorGame(rules, [1], threads=0)
 
 
 def test_state_views_are_read_only() -> None:
