@@ -17,11 +17,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cribenv import _vector_kernels as K
-from cribenv.aec import CribbageEnv
-from cribenv.game import Game, IllegalActionError, Rules
-from cribenv.observation import OBS_SIZE, OFFSETS, encode
-from cribenv.vector import VectorGame, VectorIllegalActionError, seed_words
+pytest.importorskip("numba", reason="the batched engine needs numba")
+
+from cribenv import _vector_kernels as K  # noqa: E402
+from cribenv.aec import CribbageEnv  # noqa: E402
+from cribenv.game import Game, IllegalActionError, Rules  # noqa: E402
+from cribenv.observation import OBS_SIZE, OFFSETS, encode  # noqa: E402
+from cribenv.vector import VectorGame, VectorIllegalActionError, seed_words  # noqa: E402
 
 _SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "vector_differential.py"
 _spec = importlib.util.spec_from_file_location("vector_differential", _SCRIPT)
