@@ -10,13 +10,18 @@ kernels in :mod:`cribenv.scoring`, compiled here.
 The state of all games is one ``int64`` array ``st`` (one row a game, the columns below), the
 generators' words ``mt`` (``uint32`` ``(N, 624)``) and the rules ``cfg`` (``int64``, the ``C_``
 indices). Hands, discards, kept hands and the crib are 52-bit card sets (bit ``c`` = card ``c``).
+The batched entry points loop over the rows they are given and release the GIL (``nogil``), so
+:class:`cribenv.vector.VectorGame` runs blocks of rows on several threads; every function is
+compiled once and cached on disk (``cache=True``).
 """
 
 from __future__ import annotations
 
 import numba
 import numpy as np
-from numba import prange
+from numba.cpython.unsafe.numbers import trailing_zeros
+
+from cribenv import cards, game, scoring
 
 # ------------------------------------------------------------------------------------------
 # State columns (one row of ``st`` per game)
@@ -86,95 +91,39 @@ O_UNSEEN = 549
 O_TAIL = 562
 OBS_SIZE = 601
 
+jit = numba.njit(cache=True, nogil=True)
+
 _M32 = np.uint64(0xFFFFFFFF)
 _ONE = np.int64(1)
 
-jit = numba.njit(cache=True, nogil=True)
-pjit = numba.njit(cache=True, nogil=True, parallel=True)
-
-
 # ------------------------------------------------------------------------------------------
-# Scoring (temporary copies until the core's kernels land; see KERNELS.md)
+# The core's scoring kernels (KERNELS.md), compiled: the one home of those rules
 # ------------------------------------------------------------------------------------------
-@jit
-def card_value(card):
-    """Counting value of a card id: A=1, 2..9, T J Q K = 10."""
-    r = (card >> 2) + 1
-    return 10 if r > 10 else r
-
-
-@jit
-def side_of(seat, num_players):
-    """The scoring side of a seat (partners 0 & 2, 1 & 3 in 4-player games)."""
-    return seat % 2 if num_players == 4 else seat
-
-
-@jit
-def show_score(c0, c1, c2, c3, s, is_crib, rank_points):
-    """``scoring._score5``: show points of hand c0..c3 with starter s."""
-    key = ((((c0 >> 2) * 13 + (c1 >> 2)) * 13 + (c2 >> 2)) * 13 + (c3 >> 2)) * 13 + (s >> 2)
-    pts = np.int64(rank_points[key])
-    su = c0 & 3
-    if (c1 & 3) == su and (c2 & 3) == su and (c3 & 3) == su:
-        if (s & 3) == su:
-            pts += 5
-        elif not is_crib:
-            pts += 4
-    jack = 40 | (s & 3)
-    if jack == c0 or jack == c1 or jack == c2 or jack == c3:
-        pts += 1
-    return pts
-
-
-@jit
-def peg_points(series, start, stop, count):
-    """``scoring.peg_points_ids(series[start:stop])`` with the count of that series given."""
-    n = stop - start
-    r = series[stop - 1] >> 2
-    i = stop - 2
-    while i >= start and series[i] >> 2 == r:
-        i -= 1
-    same = stop - 1 - i
-    pts = 2 if (count == 15 or count == 31) else 0
-    if same > 1:
-        return pts + same * (same - 1)
-    best = 0
-    if n >= 3:
-        seen = _ONE << r
-        lo = r
-        hi = r
-        for i in range(stop - 2, start - 1, -1):
-            q = series[i] >> 2
-            bit = _ONE << q
-            if seen & bit:
-                break
-            seen |= bit
-            if q < lo:
-                lo = q
-            elif q > hi:
-                hi = q
-            length = stop - i
-            if length >= 3 and hi - lo == length - 1:
-                best = length
-    return pts + best
+card_value = jit(cards.value)             # counting value of a card id
+side_of = jit(game.seat_side)             # (seat, num_players) -> side
+show_points = jit(scoring.show_points)    # (c0, c1, c2, c3, starter, is_crib, RANK_POINTS)
+peg_points_last = jit(scoring.peg_points_last)   # (series, n, count incl. the last card)
 
 
 # ------------------------------------------------------------------------------------------
 # CPython's random.Random (MT19937), one generator per row of ``mt``
 # ------------------------------------------------------------------------------------------
-@jit
-def _init_genrand(mt, i, s):
-    mt[i, 0] = s
-    prev = np.uint64(s)
+def _init_genrand(s: int) -> np.ndarray:
+    """CPython's ``init_genrand(s)``: the 624 words ``init_by_array`` starts from."""
+    mt = [s]
     for k in range(1, 624):
-        prev = (np.uint64(1812433253) * (prev ^ (prev >> np.uint64(30))) + np.uint64(k)) & _M32
-        mt[i, k] = prev
+        prev = mt[-1]
+        mt.append((1812433253 * (prev ^ (prev >> 30)) + k) & 0xFFFFFFFF)
+    return np.array(mt, np.uint32)
+
+
+_GENRAND_19650218 = _init_genrand(19650218)   # the same for every seed: computed once
 
 
 @jit
 def seed_generator(mt, st, i, key, keylen):
     """``random.Random(seed)``: ``init_by_array`` on the 32-bit words of ``abs(seed)``."""
-    _init_genrand(mt, i, np.uint32(19650218))
+    mt[i, :] = _GENRAND_19650218
     a = 1
     b = 0
     k = 624 if 624 > keylen else keylen
@@ -293,37 +242,30 @@ def _score(st, cfg, i, side, pts):
 def _cut_for_deal(mt, st, cfg, i):
     """``Game._cut_for_deal``: ``rng.sample(range(52), k)`` per round; lowest rank deals."""
     n = cfg[C_PLAYERS]
-    contenders = np.empty(4, np.int64)
+    contenders = 0           # bit s: seat s still cuts
     for s in range(n):
-        contenders[s] = s
-    k = n
-    picks = np.empty(4, np.int64)
+        contenders |= 1 << s
     while True:
-        # sample() of 52 items, k <= 4: the "selected set" branch
-        for a in range(k):
-            j = randbelow(mt, st, i, 52)
-            dup = True
-            while dup:
-                dup = False
-                for b in range(a):
-                    if picks[b] == j:
-                        dup = True
-                        j = randbelow(mt, st, i, 52)
-                        break
-            picks[a] = j
+        # rng.sample(range(52), k), k <= 4: the "selected set" branch of sample()
+        picked = np.int64(0)     # bit j: card j drawn this round
         low = 99
-        for a in range(k):
-            r = picks[a] >> 2
+        cut = 0                  # the seats whose card has the lowest rank
+        for s in range(n):
+            if not (contenders >> s) & 1:
+                continue
+            j = randbelow(mt, st, i, 52)
+            while (picked >> j) & 1:
+                j = randbelow(mt, st, i, 52)
+            picked |= _ONE << j
+            r = j >> 2
             if r < low:
                 low = r
-        m = 0
-        for a in range(k):
-            if picks[a] >> 2 == low:
-                contenders[m] = contenders[a]
-                m += 1
-        k = m
-        if k == 1:
-            return contenders[0]
+                cut = 1 << s
+            elif r == low:
+                cut |= 1 << s
+        contenders = cut
+        if contenders & (contenders - 1) == 0:
+            return trailing_zeros(np.int64(contenders))
 
 
 @jit
@@ -397,7 +339,6 @@ def _show(mt, st, cfg, rank_points, i):
     dealer = st[i, DEALER]
     starter = st[i, STARTER]
     st[i, TO_ACT] = -1
-    cards = np.empty(4, np.int64)
     for k in range(1, n + 2):
         if k <= n:
             seat = (dealer + k) % n
@@ -405,12 +346,14 @@ def _show(mt, st, cfg, rank_points, i):
         else:
             seat = dealer
             hand = st[i, CRIB]
-        m = 0
-        for c in range(52):
-            if (hand >> c) & 1:
-                cards[m] = c
-                m += 1
-        pts = show_score(cards[0], cards[1], cards[2], cards[3], starter, k > n, rank_points)
+        c0 = trailing_zeros(hand)        # the 4 cards, lowest first
+        hand &= hand - 1
+        c1 = trailing_zeros(hand)
+        hand &= hand - 1
+        c2 = trailing_zeros(hand)
+        hand &= hand - 1
+        c3 = trailing_zeros(hand)
+        pts = show_points(c0, c1, c2, c3, starter, k > n, rank_points)
         if pts and _score(st, cfg, i, side_of(seat, n), pts):
             return
     if cfg[C_MAX_HANDS] > 0 and st[i, HAND_NO] + 1 >= cfg[C_MAX_HANDS]:
@@ -519,7 +462,8 @@ def step_game(mt, st, cfg, rank_points, i, card):
     st[i, PLAYED_BY + k] = p
     st[i, N_PLAYED] = k + 1
     st[i, LAST] = p
-    pts = peg_points(st[i, PLAYED_CARD:PLAYED_CARD + 16], st[i, SERIES_START], k + 1, count)
+    start = st[i, SERIES_START]
+    pts = peg_points_last(st[i, PLAYED_CARD + start:PLAYED_CARD + k + 1], k + 1 - start, count)
     if pts and _score(st, cfg, i, side_of(p, n), pts):
         return
     if count == 31:
@@ -532,10 +476,10 @@ def step_game(mt, st, cfg, rank_points, i, card):
 # ------------------------------------------------------------------------------------------
 # Batched entry points (called by cribenv.vector)
 # ------------------------------------------------------------------------------------------
-@pjit
+@jit
 def start_games(mt, st, cfg, rows, keys, keylens):
     """Start game ``rows[j]`` from the seed words ``keys[j, :keylens[j]]``."""
-    for j in prange(rows.shape[0]):
+    for j in range(rows.shape[0]):
         start_game(mt, st, cfg, rows[j], keys[j], keylens[j])
 
 
@@ -580,11 +524,11 @@ def _rewards_of_step(st, cfg, i, b0, b1, b2, rewards, cumulative, shaping, actor
             cumulative[i, seat] += r
 
 
-@pjit
+@jit
 def step_games(mt, st, cfg, rank_points, actions, rewards, cumulative, shaping):
     """Step every game still playing with its action (all legal: see :func:`first_illegal`)
     and write the step's rewards; finished games are left alone with zero rewards."""
-    for i in prange(st.shape[0]):
+    for i in range(st.shape[0]):
         p = st[i, TO_ACT]
         if p < 0:
             for s in range(rewards.shape[1]):
@@ -597,10 +541,10 @@ def step_games(mt, st, cfg, rank_points, actions, rewards, cumulative, shaping):
         _rewards_of_step(st, cfg, i, b0, b1, b2, rewards, cumulative, shaping, p)
 
 
-@pjit
+@jit
 def legal_masks(st, out):
     """``out[i, c]`` = card ``c`` is legal in game ``i`` (all False once it is over)."""
-    for i in prange(st.shape[0]):
+    for i in range(st.shape[0]):
         p = st[i, TO_ACT]
         hand = np.int64(0)
         if p >= 0:
@@ -627,14 +571,17 @@ def encode_row(st, cfg, i, me, obs):
         obs[O_UNSEEN + r] = 1.0
     hand = st[i, HAND + me]
     disc = st[i, DISC + me]
-    for c in range(52):
-        if (hand >> c) & 1:
-            obs[O_HAND + c] = 1.0
-            obs[O_HRANK + (c >> 2)] += 0.25
-            obs[O_UNSEEN + (c >> 2)] -= 0.25
-        if (disc >> c) & 1:
-            obs[O_DISC + c] = 1.0
-            obs[O_UNSEEN + (c >> 2)] -= 0.25
+    while hand:
+        c = trailing_zeros(hand)
+        hand &= hand - 1
+        obs[O_HAND + c] = 1.0
+        obs[O_HRANK + (c >> 2)] += 0.25
+        obs[O_UNSEEN + (c >> 2)] -= 0.25
+    while disc:
+        c = trailing_zeros(disc)
+        disc &= disc - 1
+        obs[O_DISC + c] = 1.0
+        obs[O_UNSEEN + (c >> 2)] -= 0.25
     starter = st[i, STARTER]
     if starter >= 0:
         obs[O_STARTER + starter] = 1.0
@@ -669,10 +616,45 @@ def encode_row(st, cfg, i, me, obs):
     obs[O_HANDNO] = np.float32(st[i, HAND_NO] / 255)
 
 
-@pjit
+@jit
 def encode_rows(st, cfg, seats, out):
     """Row ``i`` of ``out`` = the observation of seat ``seats[i]`` in game ``i``."""
-    for i in prange(st.shape[0]):
+    for i in range(st.shape[0]):
         row = out[i]
         row[:] = 0.0
         encode_row(st, cfg, i, seats[i], row)
+
+
+@jit
+def sample_masks(mask, u, out):
+    """``out[i]`` = the ``floor(u[i] * k)``-th of the ``k`` True cards of ``mask[i]`` (0 if
+    none): a uniform choice for ``u`` uniform in [0, 1)."""
+    for i in range(mask.shape[0]):
+        k = 0
+        for c in range(52):
+            if mask[i, c]:
+                k += 1
+        out[i] = 0
+        if k == 0:
+            continue
+        j = np.int64(u[i] * k)
+        if j >= k:
+            j = k - 1
+        for c in range(52):
+            if mask[i, c]:
+                if j == 0:
+                    out[i] = c
+                    break
+                j -= 1
+
+
+@jit
+def draw_bits(key, keylen, ks):
+    """``[random.Random(seed).getrandbits(k) for k in ks]`` for the seed of ``key`` (tests)."""
+    mt = np.zeros((1, 624), np.uint32)
+    st = np.zeros((1, NCOL), np.int64)
+    seed_generator(mt, st, 0, key, keylen)
+    out = np.empty(len(ks), np.int64)
+    for j in range(len(ks)):
+        out[j] = getrandbits(mt, st, 0, ks[j])
+    return out

@@ -11,18 +11,20 @@ step against ``Game`` (``scripts/vector_differential.py`` runs 10^6 games).
     >>> vg = VectorGame(Rules(num_players=2), seeds=[0, 1, 2])
     >>> rng = np.random.default_rng(0)
     >>> while not vg.done.all():
-    ...     vg.step(vg.random_actions(rng))
-    >>> [int(w) for w in vg.winner]
-    [1, 0, 1]
+    ...     rewards = vg.step(vg.random_actions(rng))      # (3, 2): +1 / -1 at the end
+    >>> vg.winner.tolist(), vg.scores.tolist()
+    ([0, 1, 0], [[124, 105], [96, 122], [121, 81]])
 
-This module (and only it, in ``cribenv``) imports numba; the kernels compile once and are
-cached on disk (``cache=True``), so later imports are quick. The kernels run in parallel over
-the games on ``numba.get_num_threads()`` threads (``numba.set_num_threads`` changes it).
+This module (and only it, in ``cribenv``) imports numba; the kernels compile once (about 20 s)
+and are cached on disk (``cache=True``), so later imports take about a second. With
+``threads=k`` every call splits the games into ``k`` blocks stepped on ``k`` threads (the
+kernels release the GIL); the games do not depend on it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -103,18 +105,20 @@ class VectorGame:
             :attr:`final_winner` and :attr:`final_game_points` describe the games that ended.
         seed_stream: seed of the ``numpy`` generator that draws the new games' seeds (in game
             order, ``integers(2**63 - 1)`` each, like the AEC env's ``reset()``).
+        threads: step blocks of games on this many threads (1: in the calling thread).
 
     State (numpy arrays, one row a game; read-only views, refreshed by every call):
     :attr:`to_act` (seat, -1 once over), :attr:`done`, :attr:`scores` ``(N, sides)``,
     :attr:`winner` (side, -1 while playing), :attr:`game_points`, :attr:`phase`,
     :attr:`dealer`, :attr:`hand_number`, :attr:`count`; after a step :attr:`rewards` and
-    :attr:`cumulative_rewards` ``(N, num_players)`` float32.
+    :attr:`cumulative_rewards` ``(N, num_players)`` float64 (the AEC env's values).
     """
 
     def __init__(self, rules: Rules | None = None, seeds: Sequence[int] | np.ndarray = (0,), *,
                  first_dealer: int | None = None, max_hands: int | None = None,
                  reward: str = "win", skunks: bool = False, shaping: float = 0.0,
-                 auto_reset: bool = False, seed_stream: int | None = None) -> None:
+                 auto_reset: bool = False, seed_stream: int | None = None,
+                 threads: int = 1) -> None:
         self.rules = rules = rules if rules is not None else Rules()
         n = rules.num_players
         if first_dealer is not None and not (isinstance(first_dealer, (int, np.integer))
@@ -149,7 +153,10 @@ class VectorGame:
         self.shaping = float(shaping)
         self.auto_reset = bool(auto_reset)
         self._seed_rng = np.random.default_rng(seed_stream)
-        self._seats = np.zeros(0, np.int64)
+        if not (isinstance(threads, int) and threads >= 1):
+            raise ValueError(f"threads must be an int >= 1, got {threads!r}")
+        self.threads = threads
+        self._pool = ThreadPoolExecutor(threads) if threads > 1 else None
         self.reset(seeds)
 
     # ---------------------------------------------------------------- (re)starting games
@@ -161,14 +168,30 @@ class VectorGame:
         self.num_games = num
         self._st = np.zeros((num, K.NCOL), np.int64)
         self._mt = np.zeros((num, 624), np.uint32)
-        self.rewards = np.zeros((num, self.num_players), np.float32)
-        self.cumulative_rewards = np.zeros((num, self.num_players), np.float32)
+        self.rewards = np.zeros((num, self.num_players), np.float64)
+        self.cumulative_rewards = np.zeros((num, self.num_players), np.float64)
         self.finished = np.zeros(num, bool)
         self.final_scores = np.zeros((num, self.num_sides), np.int64)
         self.final_winner = np.full(num, -1, np.int64)
         self.final_game_points = np.zeros(num, np.int64)
         self.games_finished = 0
+        step = -(-num // self.threads)
+        self._blocks = [(a, min(a + step, num)) for a in range(0, num, step)]
         self.reset_games(np.arange(num), seeds)
+
+    def _map(self, fn: Callable[[int, int], object], num: int | None = None) -> None:
+        """``fn(a, b)`` on the row blocks ``[a, b)`` (of ``num`` rows, default all the games),
+        on the threads."""
+        if self._pool is None:
+            fn(0, self.num_games if num is None else num)
+            return
+        if num is None:
+            blocks = self._blocks
+        else:
+            step = -(-num // self.threads)
+            blocks = [(a, min(a + step, num)) for a in range(0, num, step)]
+        for f in [self._pool.submit(fn, a, b) for a, b in blocks]:
+            f.result()
 
     def reset_games(self, rows: Sequence[int] | np.ndarray,
                     seeds: Sequence[int] | np.ndarray) -> None:
@@ -179,7 +202,9 @@ class VectorGame:
         if len(rows) == 0:
             return
         words, lengths = seed_words(seeds)
-        K.start_games(self._mt, self._st, self._cfg, rows, words, lengths)
+        mt, st, cfg = self._mt, self._st, self._cfg
+        self._map(lambda a, b: K.start_games(mt, st, cfg, rows[a:b], words[a:b], lengths[a:b]),
+                  len(rows))
         self.rewards[rows] = 0.0
         self.cumulative_rewards[rows] = 0.0
 
@@ -244,16 +269,20 @@ class VectorGame:
         """``(N, 52)`` bool: the legal cards of the seat to act (all False once over)."""
         if out is None:
             out = np.empty((self.num_games, 52), bool)
-        K.legal_masks(self._st, out)
+        st = self._st
+        self._map(lambda a, b: K.legal_masks(st[a:b], out[a:b]))
         return out
 
-    def random_actions(self, rng: np.random.Generator) -> np.ndarray:
-        """A uniformly random legal card for every game (0 for finished games)."""
-        mask = self.legal_mask()
-        noise = rng.random((self.num_games, 52), dtype=np.float32)
-        noise += 1.0
-        noise *= mask
-        return noise.argmax(axis=1)
+    def random_actions(self, rng: np.random.Generator,
+                       mask: np.ndarray | None = None) -> np.ndarray:
+        """A uniformly random legal card for every game (0 for finished games), drawn with one
+        ``rng.random()`` a game from ``mask`` (by default :meth:`legal_mask`)."""
+        if mask is None:
+            mask = self.legal_mask()
+        out = np.empty(self.num_games, np.int64)
+        u = rng.random(self.num_games)
+        self._map(lambda a, b: K.sample_masks(mask[a:b], u[a:b], out[a:b]))
+        return out
 
     def step(self, actions: Sequence[int] | np.ndarray) -> np.ndarray:
         """Every game still playing lays ``actions[i]`` (a discard or a card to play);
@@ -274,8 +303,10 @@ class VectorGame:
         if bad >= 0:
             raise self._illegal(bad, int(acts[bad]))
         playing = st[:, K.TO_ACT] >= 0
-        K.step_games(self._mt, st, self._cfg, self._rank_points, acts, self.rewards,
-                     self.cumulative_rewards, self.shaping)
+        mt, cfg, rank_points, shaping = self._mt, self._cfg, self._rank_points, self.shaping
+        rewards, cumulative = self.rewards, self.cumulative_rewards
+        self._map(lambda a, b: K.step_games(mt[a:b], st[a:b], cfg, rank_points, acts[a:b],
+                                            rewards[a:b], cumulative[a:b], shaping))
         self.finished = playing & (st[:, K.TO_ACT] < 0)
         if self.auto_reset:
             self._replace_finished()
@@ -320,8 +351,15 @@ class VectorGame:
                 raise ValueError(f"seats must be {self.num_games} seats 0..{self.num_players - 1}")
         if out is None:
             out = np.empty((self.num_games, OBS_SIZE), np.float32)
-        K.encode_rows(self._st, self._cfg, seats, out)
+        st, cfg = self._st, self._cfg
+        self._map(lambda a, b: K.encode_rows(st[a:b], cfg, seats[a:b], out[a:b]))
         return out
+
+    def close(self) -> None:
+        """Stop the worker threads (``threads > 1``); the state stays readable."""
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
 
     def __repr__(self) -> str:
         return (f"VectorGame(players={self.num_players}, target={self.rules.target}, "
