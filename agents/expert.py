@@ -58,7 +58,9 @@ Cost on one core: ~0.15 ms a discard decision, ~0.1 ms a play decision (decoding
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 import numpy as np
 
@@ -68,7 +70,7 @@ from cribenv.discard import discard_evs
 from cribenv.game import Phase, PlayerView
 from cribenv.scoring import PEG_COUNT_POINTS, PEG_PAIR_POINTS, peg_add, peg_all, score_hands
 
-__all__ = ["ExpertAgent"]
+__all__ = ["ExpertAgent", "ExpertKnobs"]
 
 
 @cache  # a few thousand (n, m, h) triples at most, asked again and again
@@ -104,10 +106,32 @@ def _solo(ranks: list[int], count: int, rest: list[int]) -> int:
     return 1 if best < 0 else best
 
 
+@dataclass(frozen=True)
+class ExpertKnobs:
+    """The expert's tuning knobs; the defaults are the benchmark bot (see :class:`ExpertAgent`).
+
+        >>> ExpertKnobs(defend_weight=10.0).defend_weight
+        10.0
+    """
+
+    counter_weight: float = 0.5
+    defend_weight: float = 25.0
+    partner_weight: float = 0.5
+    endgame_need: int = 16
+    endgame_weight: float = 8.0
+    peg_allowance: int = 2
+    crib_weight_3p: float = 0.5
+    reply_weight_multi: float = 1.0
+    prefer_high: bool = True
+    low_keep_weight: float = 0.2
+    peg_weight: float = 0.0
+
+
 class ExpertAgent(ViewAgent):
     """Exact-expectation discards and look-ahead pegging (see the module docstring).
 
-    The keyword arguments are tuning knobs (the defaults are the benchmark bot):
+    The keyword arguments are the tuning knobs of :class:`ExpertKnobs` (kept as ``knobs``;
+    the defaults are the benchmark bot):
     ``counter_weight`` (2 players: weight of its own answer to the reply), ``defend_weight``
     (points a sure opponent peg-out in reply is worth avoiding), ``partner_weight`` (4 players:
     weight of a partner's reply), ``endgame_need`` / ``endgame_weight`` / ``peg_allowance``
@@ -121,26 +145,11 @@ class ExpertAgent(ViewAgent):
 
     name = "expert"
 
-    def __init__(self, seed: int | None = None, *, counter_weight: float = 0.5,
-                 defend_weight: float = 25.0, partner_weight: float = 0.5,
-                 endgame_need: int = 16, endgame_weight: float = 8.0,
-                 peg_allowance: int = 2, crib_weight_3p: float = 0.5,
-                 reply_weight_multi: float = 1.0, prefer_high: bool = True,
-                 low_keep_weight: float = 0.2, peg_weight: float = 0.0) -> None:
+    def __init__(self, seed: int | None = None, **knobs: Any) -> None:
         super().__init__(seed)
-        self.counter_weight = counter_weight
-        self.defend_weight = defend_weight
-        self.partner_weight = partner_weight
-        self.endgame_need = endgame_need
-        self.endgame_weight = endgame_weight
-        self.peg_allowance = peg_allowance
-        self.crib_weight_3p = crib_weight_3p
-        self.reply_weight_multi = reply_weight_multi
-        self.prefer_high = prefer_high
-        self.low_keep_weight = low_keep_weight
-        self.peg_weight = peg_weight
+        self.knobs = ExpertKnobs(**knobs)
         self._peg_values = None
-        if peg_weight:
+        if self.knobs.peg_weight:
             from agents.peg_values import shipped
 
             self._peg_values = shipped()
@@ -160,50 +169,47 @@ class ExpertAgent(ViewAgent):
     def discard(self, view: PlayerView) -> int:
         """The card to lay away now."""
         done = view.discards
-        cards = sorted(view.hand + done)
-        key = (view.seat, view.dealer, view.num_players, view.hand_number, tuple(cards),
-               tuple(view.scores))
+        key = (view.seat, view.dealer, view.num_players, view.hand_number,
+               tuple(view.own_cards), tuple(view.scores))
         if key != self._memo_key or any(d not in self._memo_throw for d in done):
-            self._memo_throw = self.best_throw(view, cards)
+            self._memo_throw = self.best_throw(view)
             self._memo_key = key
         return min(c for c in self._memo_throw if c not in done)
 
-    def rank_throws(self, view: PlayerView, cards: list[int] | None = None
+    def rank_throws(self, view: PlayerView
                     ) -> list[tuple[float, float, tuple[int, ...], tuple[int, ...]]]:
-        """Every throw as ``(value, hand_ev, throw, keep)``, best first."""
-        if cards is None:
-            cards = sorted(view.hand + view.discards)
+        """Every throw of the cards dealt (``view.own_cards``) as ``(value, hand_ev, throw,
+        keep)``, best first."""
         n = view.num_players
-        k = 2 if n == 2 else 1
-        keeps, throws, hand_ev, crib_ev = discard_evs(cards, None, k)
-        me = view.side_of(view.seat)
-        if view.side_of(view.dealer) == me:
+        keeps, throws, hand_ev, crib_ev = discard_evs(view.own_cards, None,
+                                                      view.discards_per_player)
+        if view.crib_is_own:
             sign = 1.0
         else:
-            sign = -self.crib_weight_3p if n == 3 else -1.0
+            sign = -self.knobs.crib_weight_3p if n == 3 else -1.0
         values = [h + sign * c for h, c in zip(hand_ev, crib_ev)]
         if self._peg_values is not None and n == 2:
-            dealer = view.dealer == view.seat
-            values = [v + self.peg_weight * self._peg_values.value(keep, dealer)
+            dealer = view.is_dealer
+            values = [v + self.knobs.peg_weight * self._peg_values.value(keep, dealer)
                       for v, keep in zip(values, keeps)]
-        need = view.target - view.scores[me]
-        if need <= self.endgame_need and view.side_of(view.dealer) != me:
+        need = view.points_to_win
+        if need <= self.knobs.endgame_need and not view.crib_is_own:
             # Counting before the dealer: value the chance the hand alone counts out.
-            short = need - self.peg_allowance
-            known = set(cards)
-            arr = np.array([c for c in range(52) if c not in known], dtype=np.int32)
+            short = need - self.knobs.peg_allowance
+            arr = np.array(view.unseen_cards(), dtype=np.int32)
             hands = np.repeat(np.array(keeps, dtype=np.int32), arr.size, axis=0)
             starters = np.tile(arr, len(keeps))
             scores = score_hands(hands, starters, validate=False).reshape(len(keeps), arr.size)
             p_out = (scores >= short).mean(axis=1).tolist()
-            values = [v + self.endgame_weight * p for v, p in zip(values, p_out)]
+            values = [v + self.knobs.endgame_weight * p for v, p in zip(values, p_out)]
         ranked = sorted(zip(values, hand_ev, throws, keeps),
                         key=lambda o: (-o[0], -o[1], o[2]))
         return ranked
 
-    def best_throw(self, view: PlayerView, cards: list[int]) -> tuple[int, ...]:
+    def best_throw(self, view: PlayerView) -> tuple[int, ...]:
+        """The best-ranked throw that contains the cards already laid away."""
         done = view.discards
-        for _, _, throw, _ in self.rank_throws(view, cards):
+        for _, _, throw, _ in self.rank_throws(view):
             if all(d in throw for d in done):
                 return throw
         raise AssertionError("no throw contains the cards already laid away")
@@ -211,43 +217,28 @@ class ExpertAgent(ViewAgent):
     # ------------------------------------------------------------------------------ play
     def play(self, view: PlayerView, legal: list[int]) -> int:
         """The card to lay in the play."""
-        best_card = legal[0]
-        best_key: tuple | None = None
-        for c, (value, _) in zip(legal, self.play_values(view, legal)):
-            r = c >> 2
-            key = (value, r if self.prefer_high else -r, -c)
-            if best_key is None or key > best_key:
-                best_key = key
-                best_card = c
-        return best_card
+        sign = 1 if self.knobs.prefer_high else -1
+        values = self.play_values(view, legal)
+        # the best value; ties: the higher (or lower) rank, then the lower card id
+        return max((value, sign * (c >> 2), -c, c) for c, (value, _) in zip(legal, values))[-1]
 
     def play_values(self, view: PlayerView, legal: list[int]) -> list[tuple[float, int]]:
         """``(value, points now)`` of laying each card of ``legal`` (the module docstring's
         formula; 1000 + points for a card that pegs out)."""
         n = view.num_players
-        me_seat = view.seat
-        me = view.side_of(me_seat)
+        me = view.side
         target = view.target
-        my_need = target - view.scores[me]
-        series = tuple(c >> 2 for _, c in view.series)
+        my_need = view.points_to_win
+        series = view.series_ranks
         count = view.count
-
-        nr = [4] * 13
-        for c in view.hand:
-            nr[c >> 2] -= 1
-        for c in view.discards:
-            nr[c >> 2] -= 1
-        if view.starter is not None:
-            nr[view.starter >> 2] -= 1
-        for _, c in view.played:
-            nr[c >> 2] -= 1
+        nr = view.unseen_rank_counts()
         n_unseen = sum(nr)
 
         # The seats that may reply, in turn order: those after this one holding cards and not
         # having said Go (with 2 players: the opponent, unless it said Go).
         repliers = []
         for i in range(1, n):
-            q = (me_seat + i) % n
+            q = view.next_seat(i)
             if view.cards_held[q] and not view.said_go[q]:
                 side = view.side_of(q)
                 repliers.append((view.cards_held[q], side == me, target - view.scores[side]))
@@ -272,7 +263,7 @@ class ExpertAgent(ViewAgent):
                 value = now + self._reply_value(series + (r,), k1, rest, nr, n_unseen,
                                                 repliers, two)
             if not two and VALUE[r] <= 4 and rest:
-                value -= self.low_keep_weight * (5 - VALUE[r])
+                value -= self.knobs.low_keep_weight * (5 - VALUE[r])
             out.append((value, now))
         return out
 
@@ -289,7 +280,7 @@ class ExpertAgent(ViewAgent):
         by_points: dict[int, int] = {}
         playable = 0
         counter = 0.0
-        cw = self.counter_weight if two else 0.0
+        cw = self.knobs.counter_weight if two else 0.0
         reply = peg_all(s1, k1)
         last = s1[-1]
         tail = 1  # how many cards of rank ``last`` end the series
@@ -337,10 +328,10 @@ class ExpertAgent(ViewAgent):
                 if q >= need:
                     p_win = p_ge
             if partner:
-                value += reach * self.partner_weight * e_reply
+                value += reach * self.knobs.partner_weight * e_reply
             else:
-                value -= reach * ((1.0 if two else self.reply_weight_multi) * e_reply
-                                  + self.defend_weight * p_win)
+                value -= reach * ((1.0 if two else self.knobs.reply_weight_multi) * e_reply
+                                  + self.knobs.defend_weight * p_win)
             p_none = _p_none(n_unseen, playable, held)
             if cw and playable:
                 value += cw * reach * (1.0 - p_none) * counter / playable

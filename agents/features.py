@@ -54,10 +54,9 @@ def best_throws(view: PlayerView) -> dict[int, tuple[float, float, tuple[int, ..
                                                        tuple[int, ...]]]:
     """For each card the seat may lay away now: ``(value, hand_ev, throw, keep)`` of the best
     throw (by the prior's value) that lays it away with the cards already laid away."""
-    cards = sorted(view.hand + view.discards)
     done = set(view.discards)
     best: dict[int, tuple[float, float, tuple[int, ...], tuple[int, ...]]] = {}
-    for value, hand_ev, throw, keep in _expert().rank_throws(view, cards):
+    for value, hand_ev, throw, keep in _expert().rank_throws(view):
         if not done.issubset(throw):
             continue
         for c in throw:
@@ -70,16 +69,15 @@ def card_features(view: PlayerView, legal: list[int]) -> tuple[np.ndarray, np.nd
     """``(prior[52], features[52, NUM_FEATURES])`` for the legal cards of ``view``."""
     prior = np.zeros(52, np.float32)
     feats = np.zeros((52, NUM_FEATURES), np.float32)
-    me = view.side_of(view.seat)
-    opp = (view.seat + 1) % view.num_players
+    opp = view.next_seat()
     target = float(view.target)
     common = np.zeros(_SCALARS, np.float32)
     common[6] = view.phase is Phase.DISCARD
     common[7] = view.phase is Phase.PLAY
-    common[8] = view.side_of(view.dealer) == me
-    common[9] = view.scores[me] / target
-    common[10] = max(view.scores[s] for s in range(view.num_sides) if s != me) / target
-    common[11] = min(target - view.scores[me], 31) / 31.0
+    common[8] = view.crib_is_own
+    common[9] = view.own_score / target
+    common[10] = max(view.other_scores) / target
+    common[11] = min(view.points_to_win, 31) / 31.0
     common[12] = view.cards_held[opp] / 6.0
     common[13] = view.said_go[opp]
     common[14] = len(view.discards) / 2.0
@@ -106,7 +104,7 @@ def card_features(view: PlayerView, legal: list[int]) -> tuple[np.ndarray, np.nd
     else:
         values = _expert().play_values(view, legal)
         left = [c >> 2 for c in view.hand]
-        series = view.series
+        series = view.series_cards
         for c, (value, now) in zip(legal, values):
             row = feats[c]
             value = max(-PRIOR_CLIP, min(PRIOR_CLIP, value))
@@ -123,7 +121,7 @@ def card_features(view: PlayerView, legal: list[int]) -> tuple[np.ndarray, np.nd
                 row[_KEPT + r] += 0.25
             row[_KEPT + (c >> 2)] -= 0.25
             if series:
-                row[_OTHER + (series[-1][1] >> 2)] = 1.0
+                row[_OTHER + (series[-1] >> 2)] = 1.0
     return prior, feats
 
 

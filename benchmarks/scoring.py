@@ -5,7 +5,6 @@ of every (hand, starter) combination."""
 from __future__ import annotations
 
 import gc
-import itertools
 import time
 from typing import Any
 
@@ -19,25 +18,12 @@ FULL_COMBOS = 12_994_800          # C(52, 4) hands x 48 starters
 FULL_HAND_MEAN = 4.7692           # mean show score (RULES.md), a check on the enumeration
 
 
-def _all_hands() -> np.ndarray:
-    """All C(52, 4) = 270,725 four-card hands, (N, 4) int8 (as tests/test_scoring.py)."""
-    flat = itertools.chain.from_iterable(itertools.combinations(range(52), 4))
-    return np.fromiter(flat, dtype=np.int8).reshape(-1, 4)
-
-
 def _full_enumeration(all_hands: np.ndarray) -> tuple[int, int]:
     """Score every (hand, starter) combination with ``score_hands``: (combinations, total)."""
-    from cribenv.scoring import score_hands
+    from cribenv.scoring import show_score_counts
 
-    combos = 0
-    total = 0
-    for starter in range(52):        # one chunk of 249,900 hands per starter
-        hands = all_hands[~(all_hands == starter).any(axis=1)]
-        starters = np.full(len(hands), starter, dtype=np.int8)
-        scores = score_hands(hands, starters, False, validate=False)
-        combos += len(scores)
-        total += int(scores.sum())
-    return combos, total
+    counts = show_score_counts(False, all_hands)
+    return int(counts.sum()), int((counts * np.arange(len(counts))).sum())
 
 
 def _random_deals(all_hands: np.ndarray, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -54,10 +40,10 @@ def _random_deals(all_hands: np.ndarray, n: int, seed: int) -> tuple[np.ndarray,
 
 def run(seconds: float, progress: Progress) -> dict[str, Any]:
     from cribenv.reference_scoring import ref_score_hand
-    from cribenv.scoring import score_hand_ids, score_hands
+    from cribenv.scoring import all_four_card_hands, score_hand_ids, score_hands
 
     progress("scoring: building the 270,725 four-card hands")
-    all_hands = _all_hands()
+    all_hands = all_four_card_hands()
     hands, starters = _random_deals(all_hands, 200_000, seed=0)
     pairs = list(zip(hands[:20_000].tolist(), starters[:20_000].tolist()))
     ref_pairs = pairs[:2_000]

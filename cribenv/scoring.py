@@ -47,6 +47,7 @@ __all__ = [
     "TWO_POINTS",
     "Breakdown",
     "PegBreakdown",
+    "all_four_card_hands",
     "peg_add",
     "peg_all",
     "peg_breakdown",
@@ -61,6 +62,7 @@ __all__ = [
     "score_hand_ids",
     "score_hands",
     "show_combinations",
+    "show_score_counts",
     "show_points",
     "throw_points",
 ]
@@ -455,6 +457,41 @@ class PegBreakdown:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "total", self.fifteen + self.thirty_one + self.pair + self.run)
+
+
+def all_four_card_hands() -> np.ndarray:
+    """All C(52, 4) = 270,725 four-card hands as an (N, 4) int8 array of card ids, rows in
+    lexicographic order.
+
+        >>> hands = all_four_card_hands()
+        >>> hands.shape, hands[0].tolist(), hands[-1].tolist()
+        ((270725, 4), [0, 1, 2, 3], [48, 49, 50, 51])
+    """
+    flat = itertools.chain.from_iterable(itertools.combinations(range(52), 4))
+    return np.fromiter(flat, dtype=np.int8).reshape(-1, 4)
+
+
+def show_score_counts(is_crib: bool = False, hands: np.ndarray | None = None) -> np.ndarray:
+    """How many (hand, starter) pairs make each show score 0..29: every hand of ``hands``
+    (default :func:`all_four_card_hands`) with every starter it does not hold, scored by
+    :func:`score_hands` one starter at a time (a chunk of 249,900 rows for all hands).
+
+    The four fives (12 for the pairs, 8 for the four fifteens of three fives) with each of the
+    48 other starters: a ten-card (16 of them) adds four fifteens, the other 32 nothing:
+
+        >>> counts = show_score_counts(hands=np.array([[16, 17, 18, 19]]))
+        >>> {score: int(n) for score, n in enumerate(counts) if n}
+        {20: 32, 28: 16}
+    """
+    if hands is None:
+        hands = all_four_card_hands()
+    counts = np.zeros(30, dtype=np.int64)
+    for starter in range(52):
+        chunk = hands[~(hands == starter).any(axis=1)]
+        starters = np.full(len(chunk), starter, dtype=np.int8)
+        counts += np.bincount(score_hands(chunk, starters, is_crib, validate=False),
+                              minlength=30)
+    return counts
 
 
 def peg_points_ids(series: Sequence[int]) -> int:
