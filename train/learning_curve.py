@@ -23,23 +23,26 @@ def plot_learning_curve(run_dir: str | Path) -> Path | None:
         rows = list(csv.DictReader(f))
     if not rows:
         return None
-    steps = [int(r["step"]) for r in rows]
     fig, ax = plt.subplots(figsize=(7, 4))
-    specs = sorted({k[: -len("_win_rate")] for k in rows[0] if k.endswith("_win_rate")})
-    for spec in specs:
-        p = np.array([float(r[f"{spec}_win_rate"]) for r in rows])
-        lo = np.array([float(r[f"{spec}_win_lo"]) for r in rows])
-        hi = np.array([float(r[f"{spec}_win_hi"]) for r in rows])
-        ax.plot(steps, p, marker="o", label=f"vs {spec}")
-        ax.fill_between(steps, lo, hi, alpha=0.2)
-    ax.axhline(0.5, color="grey", lw=0.8, ls="--")
+    plot_win_rates(ax, [int(r["step"]) for r in rows], rows)
     ax.set_xlabel("learner steps")
     ax.set_ylabel("win rate (95% CI)")
-    ax.set_ylim(0, 1)
     ax.set_title("Self-play PPO: evaluation against the heuristic bots")
-    ax.legend()
     fig.tight_layout()
     out = run_dir / "learning_curve.png"
     fig.savefig(out, dpi=120)
     plt.close(fig)
     return out
+
+
+def plot_win_rates(ax, x, rows: list[dict[str, str]]) -> None:
+    """Each bot's win rate in ``rows`` (eval.csv rows) against ``x``, with its 95% band."""
+    for spec in sorted(k[: -len("_win_rate")] for k in rows[0] if k.endswith("_win_rate")):
+        p = np.array([float(r[f"{spec}_win_rate"]) for r in rows])
+        lo = np.array([float(r[f"{spec}_win_lo"]) for r in rows])
+        hi = np.array([float(r[f"{spec}_win_hi"]) for r in rows])
+        ax.plot(x, p, marker="o", label=f"vs {spec}")
+        ax.fill_between(x, lo, hi, alpha=0.2)
+    ax.axhline(0.5, color="grey", lw=0.8, ls="--")
+    ax.set_ylim(0, 1)
+    ax.legend()

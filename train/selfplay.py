@@ -48,7 +48,7 @@ from cribenv.observation import OBS_SIZE
 from cribenv.vector import VectorGame
 from train.checkpoints import CHECKPOINT_FORMAT, CheckpointError, save_checkpoint
 from train.evaluation import append_csv, evaluation_row
-from train.learning_curve import plot_learning_curve
+from train.learning_curve import plot_learning_curve, plot_win_rates
 
 TRAINER = "selfplay"   # named in checkpoints (the SB3 trainer's have another layout)
 NUM_CARDS = 52
@@ -898,16 +898,7 @@ def plot_training(run_dir: str | Path) -> Path | None:
     evals = rows(run_dir / "eval.csv") if (run_dir / "eval.csv").exists() else []
     ax = axes[0]
     if evals:
-        minutes = np.array([float(r["wall_s"]) for r in evals]) / 60
-        for spec in sorted(k[:-len("_win_rate")] for k in evals[0] if k.endswith("_win_rate")):
-            p = np.array([float(r[f"{spec}_win_rate"]) for r in evals])
-            lo = np.array([float(r[f"{spec}_win_lo"]) for r in evals])
-            hi = np.array([float(r[f"{spec}_win_hi"]) for r in evals])
-            ax.plot(minutes, p, marker="o", label=f"vs {spec}")
-            ax.fill_between(minutes, lo, hi, alpha=0.2)
-        ax.axhline(0.5, color="grey", lw=0.8, ls="--")
-        ax.set_ylim(0, 1)
-        ax.legend()
+        plot_win_rates(ax, np.array([float(r["wall_s"]) for r in evals]) / 60, evals)
     ax.set_xlabel("minutes of training")
     ax.set_title("win rate (95% CI)")
     for ax, key in zip(axes[1:], ("entropy", "approx_kl", "value_loss", "steps_per_s")):
