@@ -88,13 +88,15 @@ def test_play_a_whole_game_from_scripted_input():
 def test_demo_smoke(tmp_path, capsys):
     pytest.importorskip("sb3_contrib")
     code = main(["demo", "--out", str(tmp_path), "--train-steps", "512", "--rollout-games", "4",
-                 "--games", "4", "--workers", "1", "--threads", "1"])
+                 "--scratch-steps", "2048", "--games", "4", "--workers", "1", "--threads", "1"])
     assert code == 0
     out = capsys.readouterr().out
     assert "total 29" in out and "Duplicate tournament" in out
     assert (tmp_path / "tournament.png").is_file()
     assert (tmp_path / "ppo" / "policy.safetensors").is_file()
     assert (tmp_path / "rollouts.safetensors").is_file()   # the card network PPO started from
+    assert (tmp_path / "selfplay" / "policy.safetensors").is_file()   # from scratch
+    assert "of games against greedy" in out
 
 
 @pytest.mark.parametrize("reply,goodbye", [("q", "bye\n"), (None, "\nbye\n")])
