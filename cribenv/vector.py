@@ -182,6 +182,8 @@ class VectorGame:
     def _map(self, fn: Callable[[int, int], object], num: int | None = None) -> None:
         """``fn(a, b)`` on the row blocks ``[a, b)`` (of ``num`` rows, default all the games),
         on the threads."""
+        if num == 0:
+            return
         if self._pool is None:
             fn(0, self.num_games if num is None else num)
             return
@@ -265,28 +267,36 @@ class VectorGame:
         return [[c for c in range(52) if (int(s) >> c) & 1] for s in sets]
 
     # ---------------------------------------------------------------- acting
-    def legal_mask(self, out: np.ndarray | None = None) -> np.ndarray:
-        """``(N, 52)`` bool: the legal cards of the seat to act (all False once over)."""
+    def legal_mask(self, out: np.ndarray | None = None,
+                   rows: np.ndarray | None = None) -> np.ndarray:
+        """``(N, 52)`` bool: the legal cards of the seat to act (all False once over); with
+        ``rows`` (indices), ``(len(rows), 52)`` for those games only."""
+        st = self._st if rows is None else self._st[np.asarray(rows, np.int64)]
         if out is None:
-            out = np.empty((self.num_games, 52), bool)
-        st = self._st
-        self._map(lambda a, b: K.legal_masks(st[a:b], out[a:b]))
+            out = np.empty((len(st), 52), bool)
+        self._map(lambda a, b: K.legal_masks(st[a:b], out[a:b]), len(st))
         return out
 
     def random_actions(self, rng: np.random.Generator,
                        mask: np.ndarray | None = None) -> np.ndarray:
         """A uniformly random legal card for every game (0 for finished games), drawn with one
-        ``rng.random()`` a game from ``mask`` (by default :meth:`legal_mask`)."""
+        ``rng.random()`` a game from ``mask`` (by default :meth:`legal_mask`; a mask of some
+        games' rows gives their actions only)."""
         if mask is None:
             mask = self.legal_mask()
-        out = np.empty(self.num_games, np.int64)
-        u = rng.random(self.num_games)
-        self._map(lambda a, b: K.sample_masks(mask[a:b], u[a:b], out[a:b]))
+        out = np.empty(len(mask), np.int64)
+        u = rng.random(len(mask))
+        self._map(lambda a, b: K.sample_masks(mask[a:b], u[a:b], out[a:b]), len(mask))
         return out
 
-    def step(self, actions: Sequence[int] | np.ndarray) -> np.ndarray:
+    def step(self, actions: Sequence[int] | np.ndarray,
+             rows: Sequence[int] | np.ndarray | None = None) -> np.ndarray:
         """Every game still playing lays ``actions[i]`` (a discard or a card to play);
         finished games ignore theirs. Returns :attr:`rewards`.
+
+        ``rows`` (game indices) steps only those games (``actions`` still has one entry per
+        game; the others are ignored): the other games are left as they are, with zero
+        :attr:`rewards` and unchanged :attr:`cumulative_rewards`.
 
         Raises :class:`VectorIllegalActionError` (naming the game, seat and card; no game is
         stepped) if an action is illegal.
@@ -298,6 +308,8 @@ class VectorGame:
             if acts.dtype.kind not in "iu":
                 raise ValueError(f"actions must be integer card ids, got dtype {acts.dtype}")
             acts = acts.astype(np.int64)
+        if rows is not None:
+            return self._step_rows(acts, np.asarray(rows, np.int64))
         st = self._st
         bad = K.first_illegal(st, acts)
         if bad >= 0:
@@ -308,6 +320,31 @@ class VectorGame:
         self._map(lambda a, b: K.step_games(mt[a:b], st[a:b], cfg, rank_points, acts[a:b],
                                             rewards[a:b], cumulative[a:b], shaping))
         self.finished = playing & (st[:, K.TO_ACT] < 0)
+        if self.auto_reset:
+            self._replace_finished()
+        return self.rewards
+
+    def _step_rows(self, acts: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """:meth:`step` of the games ``rows`` only (stepped on copies of their rows)."""
+        if rows.ndim != 1 or (len(rows) and (rows.min() < 0 or rows.max() >= self.num_games)) \
+                or len(np.unique(rows)) != len(rows):
+            raise ValueError(f"rows must be distinct game indices 0..{self.num_games - 1}")
+        st, mt, sub_acts = self._st[rows], self._mt[rows], acts[rows]
+        bad = K.first_illegal(st, sub_acts)
+        if bad >= 0:
+            raise self._illegal(int(rows[bad]), int(sub_acts[bad]))
+        playing = st[:, K.TO_ACT] >= 0
+        rewards = np.zeros((len(rows), self.num_players), np.float64)
+        cumulative = self.cumulative_rewards[rows]
+        cfg, rank_points, shaping = self._cfg, self._rank_points, self.shaping
+        self._map(lambda a, b: K.step_games(mt[a:b], st[a:b], cfg, rank_points, sub_acts[a:b],
+                                            rewards[a:b], cumulative[a:b], shaping), len(rows))
+        self._st[rows], self._mt[rows] = st, mt
+        self.rewards[:] = 0.0
+        self.rewards[rows] = rewards
+        self.cumulative_rewards[rows] = cumulative
+        self.finished = np.zeros(self.num_games, bool)
+        self.finished[rows] = playing & (st[:, K.TO_ACT] < 0)
         if self.auto_reset:
             self._replace_finished()
         return self.rewards
@@ -336,23 +373,26 @@ class VectorGame:
 
     # ---------------------------------------------------------------- observations
     def observe(self, seats: np.ndarray | None = None,
-                out: np.ndarray | None = None) -> np.ndarray:
+                out: np.ndarray | None = None,
+                rows: np.ndarray | None = None) -> np.ndarray:
         """``(N, OBS_SIZE)`` float32: ``observation.encode(game.view(seat))`` of each game.
 
         ``seats`` (``(N,)``) picks the observer of each game; by default the seat to act,
-        and seat 0 in a finished game (its view of the final position).
+        and seat 0 in a finished game (its view of the final position). With ``rows``
+        (indices), only those games: ``(len(rows), OBS_SIZE)``, ``seats`` one per row.
         """
+        st = self._st if rows is None else self._st[np.asarray(rows, np.int64)]
+        num = len(st)
         if seats is None:
-            seats = np.maximum(self._st[:, K.TO_ACT], 0)
+            seats = np.maximum(st[:, K.TO_ACT], 0)
         else:
             seats = np.asarray(seats, np.int64)
-            if seats.shape != (self.num_games,) or seats.min() < 0 or \
-                    seats.max() >= self.num_players:
-                raise ValueError(f"seats must be {self.num_games} seats 0..{self.num_players - 1}")
+            if seats.shape != (num,) or seats.min() < 0 or seats.max() >= self.num_players:
+                raise ValueError(f"seats must be {num} seats 0..{self.num_players - 1}")
         if out is None:
-            out = np.empty((self.num_games, OBS_SIZE), np.float32)
-        st, cfg = self._st, self._cfg
-        self._map(lambda a, b: K.encode_rows(st[a:b], cfg, seats[a:b], out[a:b]))
+            out = np.empty((num, OBS_SIZE), np.float32)
+        cfg = self._cfg
+        self._map(lambda a, b: K.encode_rows(st[a:b], cfg, seats[a:b], out[a:b]), num)
         return out
 
     def close(self) -> None:
