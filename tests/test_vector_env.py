@@ -171,3 +171,27 @@ def test_vector_game_step_rows_matches_stepping_alone():
     mask = part.legal_mask(rows=[3, 1])
     np.testing.assert_array_equal(mask, whole.legal_mask()[[3, 1]])
     np.testing.assert_array_equal(part.observe(rows=[2]), whole.observe()[[2]])
+
+
+def test_a_policy_network_as_opponent_and_threads():
+    """The README's adapter: agents.ppo's MlpActor (random weights) playing the opponents,
+    the engine on 2 threads; every opponent card is legal (the engine would raise)."""
+    from agents.ppo import MlpActor
+
+    rng = np.random.default_rng(0)
+    actor = MlpActor([(rng.normal(size=(16, 601)), np.zeros(16))],
+                     (rng.normal(size=(52, 16)), np.zeros(52)))
+
+    def opponent(obs, mask):
+        return np.where(mask, actor.logits(obs), -np.inf).argmax(axis=1)
+
+    env = CribbageVectorEnv(num_envs=8, num_players=4, target=61, opponent=opponent, threads=2)
+    env.reset(seed=0)
+    learner = random_learner(np.random.default_rng(1))
+    ended = 0
+    for _ in range(200):
+        _, _, term, _, info = env.step(learner(env))
+        assert info["action_mask"].any(axis=1).all()
+        ended += int(term.sum())
+    assert ended > 0
+    env.close()
