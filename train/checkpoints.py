@@ -110,24 +110,30 @@ def has_checkpoint(run_dir: Path) -> bool:
     return (run_dir / "checkpoints" / "LATEST").exists()
 
 
-def load_checkpoint(run_dir: Path, config: TrainConfig) -> tuple[Path, RunState]:
-    """The newest complete checkpoint of ``run_dir``; clear errors when it cannot be used."""
+def read_checkpoint(run_dir: Path) -> tuple[Path, dict[str, Any]]:
+    """The folder named by ``LATEST`` and its ``state.json`` (any trainer's), checked: present,
+    complete, JSON, of this checkpoint format (the ``format`` key removed)."""
     latest = run_dir / "checkpoints" / "LATEST"
     if not latest.is_file():
         raise CheckpointError(f"nothing to resume: no checkpoint in {run_dir / 'checkpoints'}")
-    name = latest.read_text().strip()
-    ckpt = run_dir / "checkpoints" / name
+    ckpt = run_dir / "checkpoints" / latest.read_text().strip()
     state_file = ckpt / "state.json"
     if not state_file.is_file() or not (ckpt / "model.zip").is_file():
         raise CheckpointError(f"checkpoint {ckpt} is incomplete (state.json or model.zip "
                               f"missing)")
     try:
         data = json.loads(state_file.read_text())
-    except json.JSONDecodeError as exc:
-        raise CheckpointError(f"checkpoint {ckpt} is corrupt: state.json is not JSON "
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise CheckpointError(f"checkpoint {ckpt} is corrupt: state.json is unreadable "
                               f"({exc})") from None
-    if data.pop("format", None) != CHECKPOINT_FORMAT:
+    if not isinstance(data, dict) or data.pop("format", None) != CHECKPOINT_FORMAT:
         raise CheckpointError(f"checkpoint {ckpt} is not a {CHECKPOINT_FORMAT} checkpoint")
+    return ckpt, data
+
+
+def load_checkpoint(run_dir: Path, config: TrainConfig) -> tuple[Path, RunState]:
+    """The newest complete checkpoint of ``run_dir``; clear errors when it cannot be used."""
+    ckpt, data = read_checkpoint(run_dir)
     try:
         state = RunState(**data)
     except TypeError as exc:

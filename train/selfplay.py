@@ -46,7 +46,12 @@ import numpy as np
 from cribenv.game import Rules
 from cribenv.observation import OBS_SIZE
 from cribenv.vector import VectorGame
-from train.checkpoints import CHECKPOINT_FORMAT, CheckpointError, save_checkpoint
+from train.checkpoints import (
+    CheckpointError,
+    has_checkpoint,
+    read_checkpoint,
+    save_checkpoint,
+)
 from train.evaluation import append_csv, evaluation_row
 from train.learning_curve import plot_learning_curve, plot_win_rates
 
@@ -756,7 +761,7 @@ def _open_run(config: SelfPlayConfig, run_dir: Path, resume: bool
               ) -> tuple[SelfPlayConfig, dict[str, Any], Path | None]:
     config_file = run_dir / "config.json"
     if not resume:
-        if (run_dir / "checkpoints" / "LATEST").exists():
+        if has_checkpoint(run_dir):
             raise CheckpointError(f"{run_dir} already holds a run: pass --resume to continue "
                                   f"it, or choose another --run-dir")
         (run_dir / "pool").mkdir(parents=True, exist_ok=True)
@@ -774,15 +779,8 @@ def _open_run(config: SelfPlayConfig, run_dir: Path, resume: bool
                               f"was it made with --backend sb3?") from None
     for name in SelfPlayConfig.RESUMABLE:  # the length and hardware may change on resume
         setattr(saved, name, getattr(config, name))
-    latest = run_dir / "checkpoints" / "LATEST"
-    if not latest.is_file():
-        raise CheckpointError(f"nothing to resume: no checkpoint in {latest.parent}")
-    ckpt = latest.parent / latest.read_text().strip()
-    try:
-        state = json.loads((ckpt / "state.json").read_text())
-    except (OSError, json.JSONDecodeError) as exc:
-        raise CheckpointError(f"checkpoint {ckpt} is unreadable: {exc}") from None
-    if state.pop("format", None) != CHECKPOINT_FORMAT or state.get("trainer") != TRAINER:
+    ckpt, state = read_checkpoint(run_dir)
+    if state.get("trainer") != TRAINER:
         raise CheckpointError(f"checkpoint {ckpt} is not a self-play checkpoint")
     if state["fingerprint"] != saved.fingerprint():
         raise CheckpointError(f"checkpoint {ckpt} was made with different settings")
