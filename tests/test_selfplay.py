@@ -168,10 +168,16 @@ def test_masked_sampling_never_picks_illegal_cards():
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_tiny_run_trains_and_plays(tmp_path, players):
     run = tmp_path / "run"
-    policy = train(tiny(num_players=players, eval_games=2 if players == 2 else 0,
-                        total_steps=384), run, progress=False, log=lambda s: None)
+    policy = train(tiny(num_players=players, eval_games=2, total_steps=384), run,
+                   progress=False, log=lambda s: None)
     rows = (run / "logs" / "progress.csv").read_text().splitlines()
     assert rows[0].startswith("policy_loss,value_loss,entropy,approx_kl") and len(rows) >= 3
+    evals = _columns(run / "eval.csv")    # evaluated at the table of the run's player count
+    assert [int(r["step"]) for r in evals][0] == 0 and "random_win_rate" in evals[0]
+    assert ("fair_share" in evals[0]) == (players > 2)
+    if players > 2:
+        assert float(evals[0]["fair_share"]) == pytest.approx(0.5 if players == 4 else 1 / 3,
+                                                              abs=1e-4)
     assert json.loads((run / "config.json").read_text())["num_players"] == players
     agent = make_agent(f"ppo:{policy}")
     game = Game(Rules(num_players=players, target=61), seed=1)

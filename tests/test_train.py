@@ -166,6 +166,24 @@ def test_evaluation_is_a_tournament_pair():
     assert res["net_points"] == pair.net_points_a.value
 
 
+@pytest.mark.parametrize("players", [3, 4])
+def test_table_evaluation_rotates_one_side_over_every_seat(players):
+    """Greedy against greedy at a table: the deal decides the game whoever sits where, so with
+    the agent's side rotated over every side of each deal it wins exactly once a deal: the
+    fair share, 1/3 in 3 players and 1/2 in 4 (partners), and nets 0 match points."""
+    from train.evaluation import evaluate_table
+
+    res = evaluate_table(make_agent("greedy"), "greedy", players, deals=3, seed=4, target=61)
+    sides = 3 if players == 3 else 2
+    assert res["games"] == 3 * sides
+    assert res["win_rate"] == pytest.approx(1 / sides) == pytest.approx(res["fair_share"])
+    assert res["net_points"] == pytest.approx(0.0)
+    assert res["win_lo"] < res["win_rate"] < res["win_hi"]
+    weaker = evaluate_table(make_agent("random", seed=1), "greedy", players, deals=3, seed=4,
+                            target=61)
+    assert weaker["win_rate"] < res["win_rate"] and weaker["net_points"] < 0
+
+
 def test_opponent_pool_sampling_rule(tmp_path):
     """Heuristics only until a snapshot exists; then the heuristic share decides; the pool keeps
     the ``pool_size`` newest snapshots."""

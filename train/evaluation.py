@@ -3,8 +3,10 @@
 :func:`evaluate` plays the games of one tournament pair (``agents.tournament.schedule``: each
 deal twice, seats swapped, the same deal seeds and agent seeds as ``cribenv tournament``) and
 reports the pair's win rate with the tournament's interval (Wilson with the effective sample
-size over duplicate units) and its net match points per game. The agent under test is an
-object (e.g. the learner in memory, :class:`train.export.LearnerAgent`), not a spec.
+size over duplicate units) and its net match points per game. :func:`evaluate_table` does the
+same for 3 and 4 players (the agent on one side, the bot in every other seat, each deal played
+once per side). The agent under test is an object (e.g. the learner in memory,
+:class:`train.export.LearnerAgent`), not a spec.
 """
 
 from __future__ import annotations
@@ -15,7 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from agents import make_agent
+from agents.arena import play_game
 from agents.tournament import ROW_FIELDS, AgentSpec, pair_stats, play_task, schedule
+from agents.tournament.schedule import agent_seed, deal_seed
+from agents.tournament.statistics import proportion_estimate
 from cribenv.game import Rules
 from train.config import TrainConfig
 
@@ -48,14 +53,63 @@ def evaluate(agent, opponent_spec: str, games: int, seed: int, target: int) -> d
             "games": stats.games}
 
 
+def evaluate_table(agent, opponent_spec: str, num_players: int, deals: int, seed: int,
+                   target: int) -> dict[str, float]:
+    """Duplicate games at a table of ``num_players``: ``agent`` plays every seat of one side
+    (one seat in 2 and 3 players, the two partners' seats in 4), the bot every other seat.
+
+    Each deal (the tournament's deal seeds, first dealer ``deal % num_players``) is played once
+    per side, so the agent holds every seat's cards once. Returns ``win_rate`` (games won by the
+    agent's side) with its interval ``win_lo`` .. ``win_hi`` (deals are the units),
+    ``fair_share`` (1 / sides: what an agent as strong as the bot wins), ``net_points`` (the
+    win reward of the env per game: +game points when the agent's side wins, minus the game
+    points shared by the losing sides otherwise) and ``games``.
+
+    >>> from agents import make_agent
+    >>> res = evaluate_table(make_agent("greedy"), "random", 3, deals=2, seed=1, target=61)
+    >>> res["games"], round(res["fair_share"], 3)
+    (6, 0.333)
+    """
+    rules = Rules(num_players=num_players, target=target)
+    sides = rules.num_sides
+    wins = []
+    net = 0.0
+    for deal in range(deals):
+        game_seed = deal_seed(seed, deal)
+        won = 0
+        for side in range(sides):
+            seats = [agent if rules.side_of(s) == side else
+                     make_agent(opponent_spec, seed=agent_seed(game_seed, s))
+                     for s in range(num_players)]
+            result = play_game(seats, rules, seed=game_seed, first_dealer=deal % num_players)
+            mine = result.winner == side
+            won += mine
+            net += result.game_points if mine else -result.game_points / (sides - 1)
+        wins.append(won)
+    est = proportion_estimate(wins, [sides] * deals)
+    games = deals * sides
+    return {"win_rate": est.value, "win_lo": est.low, "win_hi": est.high,
+            "fair_share": 1.0 / sides, "net_points": net / games if games else float("nan"),
+            "games": games}
+
+
 def evaluation_row(agent, config: TrainConfig, step: int,
                    record: Callable[[str, float], None] | None = None) -> dict[str, Any]:
     """One row of ``eval.csv``: ``step`` and, per heuristic of ``config``, the win rate, its
-    interval and the net points (rounded to 4 places). ``record(key, value)`` also receives
+    interval and the net points (rounded to 4 places); with ``config.num_players`` 3 or 4, at
+    the table of :func:`evaluate_table`. ``record(key, value)`` also receives
     each unrounded value (e.g. an SB3 logger's ``record``), keyed ``eval/{spec}_{name}``."""
     row: dict[str, Any] = {"step": step}
+    players = getattr(config, "num_players", 2)
     for spec in config.heuristics:
-        res = evaluate(agent, spec, config.eval_games, seed=EVAL_SEED, target=config.target)
+        if players == 2:
+            res = evaluate(agent, spec, config.eval_games, seed=EVAL_SEED, target=config.target)
+        else:  # about eval_games games: each deal is played once per side
+            sides = Rules(num_players=players).num_sides
+            res = evaluate_table(agent, spec, players, max(1, config.eval_games // sides),
+                                 seed=EVAL_SEED, target=config.target)
+        if players != 2:
+            row["fair_share"] = round(res["fair_share"], 4)
         for key in ("win_rate", "win_lo", "win_hi", "net_points"):
             row[f"{spec}_{key}"] = round(res[key], 4)
             if record is not None:

@@ -84,6 +84,7 @@ class SelfPlayConfig:
     n_steps: int = 32                 # engine steps per rollout (one decision per game each)
     # PPO
     learning_rate: float = 1e-3
+    anneal_lr: bool = False           # decay the learning rate linearly to 0 at total_steps
     n_epochs: int = 4
     minibatch_size: int = 1024
     gamma: float = 0.99
@@ -168,6 +169,7 @@ HELP: dict[str, str] = {
     "n_games": "games stepped together",
     "n_steps": "engine steps per rollout (selfplay: one decision per game each; sb3: per env)",
     "n_epochs": "PPO epochs per update",
+    "anneal_lr": "decay the learning rate linearly to 0 at total_steps",
     "minibatch_size": "PPO minibatch size (decisions)",
     "max_grad_norm": "gradient norm clip",
     "policy": "network: selfplay 'mlp' or 'cards' (per-card head); sb3 'mlp' or "
@@ -633,6 +635,8 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
             # previous decision
             t0, cpu0 = time.perf_counter(), time.process_time()
             net.eval()
+            with torch.no_grad():   # the action layer is fixed during the collection
+                head_w, head_b = (x.detach() for x in net.action_layer())
             vs_pool: list[float] = []
             for _ in range(config.n_steps):
                 vg = games.vg
@@ -647,7 +651,7 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
                     o = torch.from_numpy(obs[mine]).to(device)
                     m = torch.from_numpy(mask[mine]).to(device)
                     with torch.no_grad():
-                        logp = masked_log_probs(net.logits(o), m)
+                        logp = masked_log_probs(net.actor(o) @ head_w.T + head_b, m)
                         gumbel = -torch.log(-torch.log(
                             torch.rand(logp.shape, generator=gen).clamp_min(1e-20))).to(device)
                         a = torch.argmax(logp + gumbel, 1)
@@ -670,6 +674,10 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
 
             # ---- update: clipped PPO on the closed decisions
             t1 = time.perf_counter()
+            if config.anneal_lr:
+                for group in optimizer.param_groups:
+                    group["lr"] = config.learning_rate * max(
+                        0.0, 1.0 - state["step"] / config.total_steps)
             stats = _update(net, optimizer, batch, config, gen, device)
             update_s = time.perf_counter() - t1
             n = len(batch["action"])
@@ -863,9 +871,8 @@ def learner_agent(net, config: SelfPlayConfig, path: Path):
 
 def _evaluate(net, config: SelfPlayConfig, run_dir: Path, state: dict[str, Any], writer,
               step: int) -> None:
-    """The duplicate-deal evaluation of :mod:`train.evaluation` against each heuristic."""
-    if config.num_players != 2:
-        return  # the duplicate evaluation plays 2-player games
+    """The duplicate-deal evaluation of :mod:`train.evaluation` against each heuristic (at a
+    table of ``num_players``: the learner on one side, the bot in the other seats)."""
     agent = learner_agent(net, config, run_dir / "pool" / "learner-eval.safetensors")
     record = None if writer is None else (lambda k, v: writer.add_scalar(k, v, step))
     row = {**evaluation_row(agent, config, step, record), "wall_s": round(state["wall_s"], 1)}
