@@ -3,11 +3,13 @@
 single-agent wrapper (:mod:`train.sb3_trainer`), the same network size, in the same run.
 
 Both train a separate actor and critic MLP of ``NET`` hidden units on the 601-entry observation
-with one torch thread (the self-play trainer also with two). Each rate is the learner decisions
-trained on divided by the time of collecting them and updating on them (wall clock), and the
-same per second of this process's CPU time (``process_time``), which is steadier on a busy
-machine. The self-play trainer's first update (warm-up) is left out; it runs 256 games with
-8-step rollouts (2,048 decisions per update, so that a short measurement holds many updates).
+with one torch thread (the self-play trainer also with two). Both do 4 PPO epochs; the self-play
+trainer is also timed with 1 epoch of 2,048-decision minibatches (the update bounds the rate).
+Each rate is the learner decisions trained on divided by the time of collecting them and
+updating on them (wall clock), and the same per second of this process's CPU time
+(``process_time``), which is steadier on a busy machine. The self-play trainer's first update
+(warm-up) is left out; it runs 256 games with 8-step rollouts (2,048 decisions per update, so
+that a short measurement holds many updates).
 """
 
 from __future__ import annotations
@@ -21,13 +23,15 @@ ORDER = 60
 NET = [128, 128]
 
 
-def _selfplay(seconds: float, threads: int, policy: str) -> dict[str, Any]:
+def _selfplay(seconds: float, threads: int, policy: str, n_epochs: int = 4,
+              minibatch_size: int = 1024) -> dict[str, Any]:
     import csv
 
     from train.selfplay import SelfPlayConfig, train
 
     with tempfile.TemporaryDirectory() as tmp:
         config = SelfPlayConfig(total_steps=10**9, threads=threads, net_arch=NET, policy=policy,
+                                n_epochs=n_epochs, minibatch_size=minibatch_size,
                                 n_steps=8, eval_games=0, time_limit=seconds,
                                 checkpoint_every=10**9, snapshot_every=10**9)
         train(config, Path(tmp) / "run", progress=False, log=lambda s: None)
@@ -73,6 +77,8 @@ def run(seconds: float, progress) -> dict[str, Any]:
         results[f"selfplay_{threads}t"] = _selfplay(seconds, threads, "mlp")
     progress("training: self-play PPO, per-card head")
     results["selfplay_cards_1t"] = _selfplay(seconds, 1, "cards")
+    progress("training: self-play PPO, 1 epoch of 2,048-decision minibatches")
+    results["selfplay_1epoch_1t"] = _selfplay(seconds, 1, "mlp", n_epochs=1, minibatch_size=2048)
     try:
         progress("training: sb3-contrib MaskablePPO (reference)")
         results["sb3"] = _sb3(seconds)
@@ -90,7 +96,8 @@ def report(res: dict[str, Any]) -> None:
     labels = {"sb3": "sb3-contrib MaskablePPO, 1 thread",
               "selfplay_1t": "self-play (train.selfplay), 1 thread",
               "selfplay_2t": "self-play, 2 threads",
-              "selfplay_cards_1t": "self-play, per-card head, 1 thread"}
+              "selfplay_cards_1t": "self-play, per-card head, 1 thread",
+              "selfplay_1epoch_1t": "self-play, 1 epoch (minibatch 2,048), 1 thread"}
     for key, label in labels.items():
         r = res.get(key, {})
         if "skipped" in r or not r:

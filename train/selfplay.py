@@ -323,10 +323,25 @@ class SeatRollout:
         self._reset_storage()
 
     def _reset_storage(self) -> None:
-        self.blocks: list[dict[str, np.ndarray]] = []
+        self.blocks: list[dict[str, np.ndarray]] = []   # one per decide() call, in time order
         self.size = 0
-        # closed decisions: index -> (reward, next value, next index or -1, terminal)
-        self.closed_by: dict[int, tuple[float, float, int, bool]] = {}
+        # per decision, set when it is closed: reward, next value, next decision's index (-1:
+        # none), terminal
+        self.closed = np.zeros(0, bool)
+        self.reward = np.zeros(0)
+        self.next_value = np.zeros(0)
+        self.nxt = np.zeros(0, np.int64)
+        self.done = np.zeros(0, bool)
+
+    def _grow(self, size: int) -> None:
+        if size <= len(self.closed):
+            return
+        cap = max(size, 2 * len(self.closed), 1024)
+        for name in ("closed", "reward", "next_value", "nxt", "done"):
+            old = getattr(self, name)
+            new = np.zeros(cap, old.dtype)
+            new[:len(old)] = old
+            setattr(self, name, new)
 
     def decide(self, rows: np.ndarray, obs: np.ndarray, mask: np.ndarray, actions: np.ndarray,
                logprobs: np.ndarray, values: np.ndarray) -> np.ndarray:
@@ -336,6 +351,7 @@ class SeatRollout:
         self.blocks.append({"row": rows.astype(np.int64), "obs": obs, "mask": mask,
                             "action": actions, "logprob": logprobs, "value": values})
         self.size += n
+        self._grow(self.size)
         prev = self.open[rows]
         has = prev >= 0
         self._close(prev[has], self.earned[rows[has]], values[has], idx[has], done=False)
@@ -357,36 +373,35 @@ class SeatRollout:
         self.open[rows] = -1
 
     def _close(self, idx, reward, next_value, nxt, done: bool) -> None:
-        for i, r, v, j in zip(idx.tolist(), reward.tolist(), next_value.tolist(),
-                              np.asarray(nxt).tolist()):
-            self.closed_by[i] = (r, v, j, done)
-
-    def _column(self, name: str) -> np.ndarray:
-        return np.concatenate([b[name] for b in self.blocks]) if self.blocks else np.zeros(0)
+        self.closed[idx] = True
+        self.reward[idx] = reward
+        self.next_value[idx] = next_value
+        self.nxt[idx] = nxt
+        self.done[idx] = done
 
     def take(self, gamma: float, lam: float) -> dict[str, np.ndarray]:
         """The closed decisions with ``advantages`` and ``returns`` (GAE along each row)."""
         n = self.size
-        reward = np.zeros(n)
-        next_value = np.zeros(n)
-        nxt = np.full(n, -1, np.int64)
-        done = np.zeros(n, bool)
-        closed = np.zeros(n, bool)
-        for i, (r, v, j, d) in self.closed_by.items():
-            reward[i], next_value[i], nxt[i], done[i], closed[i] = r, v, j, d, True
-        value = self._column("value").astype(np.float64)
-        adv = np.zeros(n)
-        delta = reward + gamma * next_value * ~done - value
-        # a decision's successor comes later, so one backward pass over indices suffices;
-        # an open successor (the rollout's end) contributes nothing beyond its value
-        for i in range(n - 1, -1, -1):
-            if not closed[i]:
-                continue
-            j = nxt[i]
-            carry = adv[j] if j >= 0 and closed[j] else 0.0
-            adv[i] = delta[i] + gamma * lam * carry
-        cols = {name: self._column(name) for name in ("row", "obs", "mask", "action",
+        closed, nxt = self.closed[:n], self.nxt[:n]
+        cols = {name: (np.concatenate([b[name] for b in self.blocks]) if self.blocks
+                       else np.zeros(0)) for name in ("row", "obs", "mask", "action",
                                                       "logprob", "value")}
+        value = cols["value"].astype(np.float64)
+        delta = self.reward[:n] + gamma * self.next_value[:n] * ~self.done[:n] - value
+        # a decision's successor is in a later block, so one backward pass over the blocks
+        # suffices; an open successor (the rollout's end) adds nothing beyond its value
+        adv = np.zeros(n + 1)                     # adv[-1] = adv[n] = 0: "no successor"
+        carry_ok = np.zeros(n + 1, bool)
+        carry_ok[:n] = closed
+        stop = n
+        for block in reversed(self.blocks):
+            lo = stop - len(block["row"])
+            j = nxt[lo:stop]
+            j = np.where(j >= 0, j, n)
+            here = delta[lo:stop] + gamma * lam * np.where(carry_ok[j], adv[j], 0.0)
+            adv[lo:stop] = np.where(closed[lo:stop], here, 0.0)
+            stop = lo
+        adv = adv[:n]
         batch = {k: v[closed] for k, v in cols.items()}
         batch["advantages"] = adv[closed]
         batch["returns"] = adv[closed] + value[closed]
@@ -397,6 +412,7 @@ class SeatRollout:
         if len(keep):
             self.blocks.append({k: v[keep] for k, v in cols.items()})
             self.size = len(keep)
+            self._grow(self.size)
         remap = np.full(n + 1, -1, np.int64)
         remap[keep] = np.arange(len(keep))
         self.open = np.where(old_open >= 0, remap[old_open], -1)
