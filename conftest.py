@@ -11,6 +11,7 @@ NEEDS = {
     "train/*.py": ("torch", "stable_baselines3", "sb3_contrib"),   # the 'train' extra
     "cribenv/vector.py": ("numba",),                                # the 'vector' extra
     "cribenv/_vector*.py": ("numba",),
+    "agents/web/*.py": ("fastapi", "uvicorn"),                       # the 'web' extra
 }
 
 collect_ignore_glob = [

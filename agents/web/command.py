@@ -1,0 +1,82 @@
+"""``cribenv serve``: the web table on this machine (``configure(parser)``, ``run(args)``)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+__all__ = ["configure", "parse_bots", "run"]
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.description = (
+        "Play Cribbage against the bots in a browser, with advice, and step through recorded "
+        "games. The server binds to 127.0.0.1: only this machine can reach it.")
+    parser.epilog = ("Example: cribenv serve --port 8000, then open http://127.0.0.1:8000/; "
+                     "cribenv serve --bot mine=ppo:runs/a.safetensors --replay game.json")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="address to bind (default %(default)s; another address exposes "
+                             "the table to the network)")
+    parser.add_argument("--port", type=int, default=8000, help="port (default %(default)s)")
+    parser.add_argument("--bot", action="append", default=[], metavar="NAME=SPEC",
+                        help="add a bot the page may choose, e.g. mine=ppo:runs/a.safetensors "
+                             "(the built-in expert, greedy, random and ppo:shipped are always "
+                             "there); the only policy files the server ever loads")
+    parser.add_argument("--replay", action="append", default=[], metavar="FILE",
+                        help="a recorded game (Game.to_json()) to list in the lobby")
+    parser.add_argument("--tournament-db", metavar="DB",
+                        help="a tournament database whose games the lobby lists")
+    parser.add_argument("--ttl", type=float, default=360, metavar="MINUTES",
+                        help="a game without a move for this long is dropped (default 360)")
+    parser.add_argument("--max-games", type=int, default=1000,
+                        help="games held at once (default %(default)s)")
+
+
+def parse_bots(items: list[str]) -> dict[str, str]:
+    """The bots of the command line, after the built-in ones; each is built once here so a
+    bad spec or policy file fails now, with its reason.
+
+    >>> sorted(parse_bots(["mine=greedy"]))
+    ['expert', 'greedy', 'mine', 'ppo:shipped', 'random']
+    """
+    from agents.base import make_agent
+    from agents.web.app import BUILT_IN_BOTS
+
+    bots = dict(BUILT_IN_BOTS)
+    for item in items:
+        name, sep, spec = item.partition("=")
+        if not sep or not name.strip() or not spec.strip():
+            raise ValueError(f"--bot needs NAME=SPEC (e.g. mine=ppo:runs/a.safetensors), "
+                             f"got {item!r}")
+        bots[name.strip()] = spec.strip()
+    for spec in bots.values():
+        make_agent(spec, seed=0)   # raises ValueError naming a bad spec or file
+    return bots
+
+
+def run(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from agents.web.app import create_app
+    from agents.web.replay import Replay
+
+    bots = parse_bots(args.bot)
+    replays = []
+    for path in args.replay:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ValueError(f"--replay {path}: {exc.strerror}") from None
+        try:
+            replays.append(Replay.from_record(text, title=Path(path).name))
+        except ValueError as exc:
+            raise ValueError(f"--replay {path}: {exc}") from None
+    if args.ttl <= 0 or args.max_games < 1:
+        raise ValueError("--ttl and --max-games must be positive")
+    app = create_app(bots, ttl_s=args.ttl * 60, max_games=args.max_games, replays=replays,
+                     tournament_db=args.tournament_db)
+    print(f"cribenv serve: open http://{args.host}:{args.port}/ (Ctrl-C stops)",
+          file=sys.stderr)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    return 0
