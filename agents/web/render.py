@@ -100,7 +100,7 @@ def board_svg(rules: Rules, pegs: Sequence[tuple[int, int]], names: Sequence[str
     target = rules.target
     step = 7.0 if target > 61 else 13.0
     gap = 4.0
-    left = 96.0
+    left = max(70.0, 16 + 5.6 * max(len(n) for n in names))   # room for the side names
     lane_h = 22.0
     top = 14.0
 
