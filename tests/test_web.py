@@ -8,6 +8,7 @@ import re
 import socket
 import threading
 import time
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -16,7 +17,9 @@ pytest.importorskip("fastapi")
 pytest.importorskip("uvicorn")
 httpx = pytest.importorskip("httpx")
 
-from fastapi.testclient import TestClient  # noqa: E402
+with warnings.catch_warnings():   # starlette's notice that it prefers httpx2 one day
+    warnings.simplefilter("ignore", DeprecationWarning)
+    from fastapi.testclient import TestClient  # noqa: E402
 
 from agents.web.app import create_app  # noqa: E402
 from agents.web.sessions import Store, UnknownItemError  # noqa: E402
@@ -281,3 +284,17 @@ def test_fifty_games_at_once_do_not_interfere(server):
             alone.act(alone.seq, cards=cards)
         assert alone.stage == "over" and list(alone.game.scores) == scores
         assert app.state.games.get(key).game.actions == alone.game.actions
+
+
+def test_serve_command_checks_its_arguments(capsys, tmp_path):
+    from cribenv.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["serve", "--help"])
+    assert exc.value.code == 0 and "127.0.0.1" in capsys.readouterr().out
+    assert main(["serve", "--bot", "nameonly"]) == 2
+    assert "--bot needs NAME=SPEC" in capsys.readouterr().err
+    assert main(["serve", "--bot", f"mine=ppo:{tmp_path / 'none.safetensors'}"]) == 2
+    assert "none.safetensors" in capsys.readouterr().err
+    assert main(["serve", "--replay", str(tmp_path / "missing.json")]) == 2
+    assert "missing.json" in capsys.readouterr().err

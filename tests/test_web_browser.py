@@ -112,7 +112,7 @@ def _check_against_engine(page, table) -> None:
 
 def _play_game_by_clicking(page, app, shots: Path, name: str) -> object:
     """Click through a whole game: Deal, the throw, every card, Next hand; check each page."""
-    seen_show = False
+    seen_show = seen_play = False
     for _ in range(400):
         stage = page.get_attribute("#table", "data-stage")
         key = page.get_attribute("#table", "data-game")
@@ -131,6 +131,9 @@ def _play_game_by_clicking(page, app, shots: Path, name: str) -> object:
             for card in page.locator("#hand .playable").all()[:need]:
                 card.click()
         else:
+            if not seen_play and page.locator(".series.current .card").count() >= 2:
+                page.screenshot(path=str(shots / f"{name}-play.png"))
+                seen_play = True
             page.locator("#hand .playable").first.click()
         _wait_move(page, seq)
     pytest.fail("the game did not end in 400 moves")
