@@ -18,7 +18,7 @@ pytest.importorskip("uvicorn")
 httpx = pytest.importorskip("httpx")
 
 with warnings.catch_warnings():   # starlette's notice that it prefers httpx2 one day
-    warnings.simplefilter("ignore", DeprecationWarning)
+    warnings.simplefilter("ignore")
     from fastapi.testclient import TestClient  # noqa: E402
 
 from agents.web.app import create_app  # noqa: E402
@@ -298,3 +298,29 @@ def test_serve_command_checks_its_arguments(capsys, tmp_path):
     assert "none.safetensors" in capsys.readouterr().err
     assert main(["serve", "--replay", str(tmp_path / "missing.json")]) == 2
     assert "missing.json" in capsys.readouterr().err
+
+
+def test_muggins_through_the_api(client):
+    state = new_game(client, muggins=True, bot="random")
+    r = client.post("/api/games", json={"muggins": "on"})
+    assert r.status_code == 400 and "muggins must be true or false" in r.json()["error"]
+    while not state["claims_due"]:
+        if state["stage"] in ("cut", "show"):
+            state = move(client, state, action="next").json()
+        else:
+            need = 2 if state["stage"] == "discard" else 1
+            state = move(client, state, cards=state["legal"][:need]).json()
+    assert 'name="claim-hand"' in state["html"]
+    last = state["legal"][:1]
+    r = move(client, state, cards=last, claims={"hand": 99})
+    assert r.status_code == 400 and "0..29" in r.json()["error"]
+    r = move(client, state, cards=last, claims=[1])
+    assert r.status_code == 400 and "claims must be an object" in r.json()["error"]
+    state = move(client, state, cards=last,
+                 claims={what: 0 for what in state["claims_due"]}).json()
+    table = client.app_state.games.get(state["id"])
+    check_page_against_engine(state["html"], table)   # the board counts the Muggins split
+    shows = [e for e in table.hand_events(0) if type(e) is ShowScored
+             and e.seat == table.human and e.points]
+    assert state["stage"] in ("show", "over")
+    assert state["html"].count('class="muggins"') == len(shows)

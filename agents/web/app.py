@@ -6,8 +6,8 @@ never make the server load a file. Games live in a :class:`~agents.web.sessions.
 ids that cannot be guessed and expire.
 
 Routes: ``GET /`` (the lobby), ``POST /api/games`` (a new game; JSON ``{bot, players, target,
-advice}``), ``GET /game/{id}`` (a game's page), ``GET /api/games/{id}`` (its state),
-``POST /api/games/{id}/move`` (JSON ``{seq, action, cards}``), ``POST /replays`` (open a
+advice, muggins}``), ``GET /game/{id}`` (a game's page), ``GET /api/games/{id}`` (its state),
+``POST /api/games/{id}/move`` (JSON ``{seq, action, cards, claims}``), ``POST /replays`` (open a
 ``Game.to_json()`` record), ``GET /replay/{id}?step=N``, ``GET /tournament/{n}`` (the n-th game
 of the tournament database given on the command line).
 """
@@ -87,25 +87,29 @@ def create_app(bots: Mapping[str, str] | None = None, *, ttl_s: float = 6 * 3600
         players = _int(body.get("players", 2), "players", (2, 3, 4))
         target = _int(body.get("target", 121), "target", (121, 61))
         advice = body.get("advice", False)
-        if not isinstance(advice, bool):
-            raise MoveError(f"advice must be true or false, got {advice!r}")
+        muggins = body.get("muggins", False)
+        for flag, value in (("advice", advice), ("muggins", muggins)):
+            if not isinstance(value, bool):
+                raise MoveError(f"{flag} must be true or false, got {value!r}")
         seed = body.get("seed")
         if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
             raise MoveError(f"seed must be an integer, got {seed!r}")
         spec = bots[bot]
-        return Table(Rules(num_players=players, target=target),
+        return Table(Rules(num_players=players, target=target, muggins=muggins),
                      bot=lambda s: make_agent(spec, seed=s), seed=seed, advice=advice,
                      bot_label=bot)
 
     def settings(table: Table) -> dict[str, Any]:
         return {"bot": table.bot_label, "players": table.rules.num_players,
-                "target": table.rules.target, "advice": table.advice_on}
+                "target": table.rules.target, "advice": table.advice_on,
+                "muggins": table.rules.muggins}
 
     def state(table: Table, key: str) -> dict[str, Any]:
         game = table.game
         legal = game.legal_actions() if table.stage in ("discard", "play") else []
         return {"id": key, "seq": table.seq, "stage": table.stage,
                 "legal": [C.to_str(c) for c in legal], "need": table.need,
+                "claims_due": table.claims_due,
                 "scores": list(game.scores), "hand": game.hand_number,
                 "winner": game.winner, "url": f"/game/{key}", "html": table_html(table, key)}
 
@@ -164,8 +168,13 @@ def create_app(bots: Mapping[str, str] | None = None, *, ttl_s: float = 6 * 3600
         if not isinstance(cards, list) or not all(isinstance(c, str) for c in cards):
             return _error(400, f"cards must be a list of cards like [\"5H\"], got "
                                f"{str(cards)[:60]}")
+        claims = body.get("claims", {})
+        if not isinstance(claims, dict):
+            return _error(400, f"claims must be an object like {{\"hand\": 8}}, got "
+                               f"{str(claims)[:60]}")
         try:
-            await _in_thread(table.act, body.get("seq"), cards, body.get("action", "cards"))
+            await _in_thread(table.act, body.get("seq"), cards, body.get("action", "cards"),
+                             claims)
         except StaleMoveError as exc:
             return _error(409, str(exc))
         except MoveError as exc:

@@ -25,6 +25,7 @@ from cribenv.game import (
     GameOver,
     Go,
     HandEnd,
+    Muggins,
     Played,
     Rules,
     SeriesEnd,
@@ -79,18 +80,25 @@ def peg_history(game: Game) -> list[tuple[int, int]]:
     """
     rules = game.rules
     pegs = [(0, 0)] * rules.num_sides
-    for ev in game.events:
+    events = game.events
+    for i, ev in enumerate(events):
         kind = type(ev)
-        if kind is Played or kind is SeriesEnd or kind is ShowScored:
-            seat, pts = ev.seat, ev.points
+        if kind is Played or kind is SeriesEnd:
+            units = [(ev.seat, ev.points)]
+        elif kind is ShowScored:
+            nxt = events[i + 1] if i + 1 < len(events) else None
+            units = [(ev.seat, ev.points)]
+            if type(nxt) is Muggins:   # the seat scores its claim, the caller the rest
+                units = [(ev.seat, nxt.claimed), (nxt.caller, nxt.points - nxt.claimed)]
         elif kind is StarterTurned:
-            seat, pts = ev.dealer, ev.heels
+            units = [(ev.dealer, ev.heels)]
         else:
             continue
-        side = rules.side_of(seat)
-        front = pegs[side][0]
-        if pts and rules.unit_scores(front, pts):
-            pegs[side] = (min(front + pts, rules.target), front)
+        for seat, pts in units:
+            side = rules.side_of(seat)
+            front = pegs[side][0]
+            if pts and rules.unit_scores(front, pts):
+                pegs[side] = (min(front + pts, rules.target), front)
     return pegs
 
 
@@ -170,6 +178,9 @@ def describe_event(event: Any, name: Any) -> str | None:
     if kind is ShowScored:
         what = "crib" if event.is_crib else "hand"
         return f"{name(event.seat)} {what}: {event.points}"
+    if kind is Muggins:
+        return (f"Muggins! {name(event.caller)} take{_s(name(event.caller))} "
+                f"{event.points - event.claimed} overlooked by {name(event.seat)}")
     if kind is GameOver:
         return None
     return None
@@ -186,12 +197,19 @@ def _s(name: str) -> str:
 
 # ------------------------------------------------------------------------------ the show
 
-def show_html(events: Sequence[Any], name: Any, claims: dict | None = None) -> str:
+def show_html(events: Sequence[Any], name: Any) -> str:
     """Every hand and the crib of a show, each with its combinations listed and its total."""
     parts = []
-    for ev in events:
+    for i, ev in enumerate(events):
         if type(ev) is not ShowScored:
             continue
+        nxt = events[i + 1] if i + 1 < len(events) else None
+        muggins = ""
+        if type(nxt) is Muggins:
+            muggins = (f'<p class="muggins" data-claimed="{nxt.claimed}">'
+                       f'{escape(name(nxt.seat))} claimed {nxt.claimed}: Muggins! '
+                       f'{escape(name(nxt.caller))} takes the {nxt.points - nxt.claimed} '
+                       "overlooked.</p>")
         bd = ev.breakdown
         rows = []
         for combo in bd.fifteens:
@@ -216,8 +234,7 @@ def show_html(events: Sequence[Any], name: Any, claims: dict | None = None) -> s
             f'<div class="cards">{cards_html(ev.cards, small=True)}'
             f'<span class="plus">+</span>{card_html(ev.starter, small=True)}</div>'
             f'<ul class="combos" aria-label="{escape(possessive(name(ev.seat)))} {what}">'
-            f'{items}</ul>'
-            '</section>')
+            f'{items}</ul>{muggins}</section>')
     return "".join(parts)
 
 

@@ -232,10 +232,22 @@ class Table:
                 "worst": sorted(self.decisions, key=lambda d: -d.loss)[:3]}
 
     # ------------------------------------------------------------------ acting
-    def act(self, seq: int, cards: Sequence[str | int] = (), action: str = "cards") -> Table:
+    @property
+    def claims_due(self) -> list[str]:
+        """With Muggins, what the person counts with their last card: ``["hand"]``, and
+        ``"crib"`` when they deal; otherwise nothing."""
+        if not self.rules.muggins or self.stage != "play" or len(
+                self.game.hands[self.human]) != 1:
+            return []
+        return ["hand", "crib"] if self.game.dealer == self.human else ["hand"]
+
+    def act(self, seq: int, cards: Sequence[str | int] = (), action: str = "cards",
+            claims: dict[str, int] | None = None) -> Table:
         """Apply the person's move made at move number ``seq``: ``action="cards"`` lays
         ``cards`` (the throw in the discard, one card in the play), ``action="next"`` moves
-        on from the cut or the show. Raises :class:`MoveError` (game unchanged) otherwise."""
+        on from the cut or the show. With Muggins the last card of a hand comes with
+        ``claims`` (:attr:`claims_due`: the person's count of their hand and crib). Raises
+        :class:`MoveError` (game unchanged) otherwise."""
         with self.lock:
             if not isinstance(seq, int) or isinstance(seq, bool):
                 raise MoveError(f"seq must be the move number the page was showing (an "
@@ -252,14 +264,14 @@ class Table:
                 self.stage = "bots"
                 self.show_hand = None
             elif action == "cards":
-                self._lay(list(cards))
+                self._lay(list(cards), claims or {})
             else:
                 raise MoveError(f"unknown action {action!r} (expected 'cards' or 'next')")
             self.seq += 1
             self._advance()
             return self
 
-    def _lay(self, cards: list[str | int]) -> None:
+    def _lay(self, cards: list[str | int], claims: dict[str, Any]) -> None:
         if self.stage not in ("discard", "play"):
             raise MoveError(f"it is not your turn (the table is at the {self.stage})")
         try:
@@ -273,7 +285,15 @@ class Table:
             raise MoveError(f"choose {want} {what}, got {len(ids)}"
                             + (f" ({C.to_str_many(ids)})" if ids and all(
                                 0 <= c < 52 for c in ids) else ""))
+        due = self.claims_due
+        for what in due:
+            value = claims.get(what)
+            if type(value) is not int or not 0 <= value <= 29:
+                raise MoveError(f"Muggins: count your {what} (0..29) before you lay your last "
+                                f"card, got {value!r}")
         trial = self.game.clone()   # the engine validates the whole move before it is made
+        for what in due:
+            trial.claim(self.human, claims[what], crib=what == "crib")
         for card in ids:
             try:
                 trial.step(card)
@@ -286,6 +306,8 @@ class Table:
                 chosen = _throw_key(advice, ids)
             self.decisions.append(Decision(self.game.hand_number, advice.kind, chosen, advice))
         hand = self.game.hand_number
+        for what in due:
+            self.game.claim(self.human, claims[what], crib=what == "crib")
         for card in ids:
             self.game.step(card)
         self._after_moves(hand)

@@ -23,6 +23,7 @@ from agents.web.render import (
     show_html,
 )
 from agents.web.table import Advice, Table
+from cribenv import cards as C
 from cribenv.game import (
     Cut,
     Dealt,
@@ -211,6 +212,19 @@ def _result_html(game: Game, sides: Sequence[str]) -> str:
             f'{kind}, {over.game_points} match point{"s" if over.game_points > 1 else ""}.</p>')
 
 
+def _claims_html(table: Table) -> str:
+    """With Muggins, the person's count of their hand (and crib) sent with the last card."""
+    due = table.claims_due
+    if not due:
+        return ""
+    starter = C.to_str(table.game.starter) if table.game.starter is not None else ""
+    fields = "".join(
+        f'<label>your {what}: <input type="number" min="0" max="29" required '
+        f'name="claim-{what}" data-claim="{what}"></label>' for what in due)
+    return (f'<p class="claims">Count with the starter {starter} (what you miss, the bots '
+            f'take): {fields}</p>')
+
+
 def table_html(table: Table, key: str) -> str:
     """The whole table of a game in progress (the part of the page the script replaces)."""
     game = table.game
@@ -242,7 +256,8 @@ def table_html(table: Table, key: str) -> str:
         "cut": "The cut for first deal: the lowest card deals.",
         "discard": f"Choose {need} card{'s' if need > 1 else ''} for {whose} crib "
                    f"(click {'them' if need > 1 else 'it'}).",
-        "play": f"Your turn to lay a card: the count is {game.count}.",
+        "play": f"Your turn to lay a card: the count is {game.count}." + (
+            " Muggins: count your show before your last card." if table.claims_due else ""),
         "show": f"Hand {shown_hand + 1} is counted.",
         "over": "The game is over.",
     }.get(stage, "")
@@ -275,7 +290,7 @@ def table_html(table: Table, key: str) -> str:
             f'{rules.target}</span></div>'
             f'<div class="board-wrap">{board_svg(rules, peg_history(game), sides)}</div>'
             f'<div class="main"><div class="centre">{felt}'
-            f'<p class="prompt" role="status">{escape(prompt)}</p>'
+            f'<p class="prompt" role="status">{escape(prompt)}</p>{_claims_html(table)}'
             f'<p class="error" role="alert" id="error"></p></div>'
             f'<aside>{_advice_html(table.advice())}<h3>This hand</h3>{_log(events, name)}'
             f'</aside>{overlay}</div></div>')
@@ -284,7 +299,8 @@ def table_html(table: Table, key: str) -> str:
 def lobby_html(bots: Sequence[str], settings: dict[str, Any] | None = None,
                replays: Sequence[tuple[str, str]] = ()) -> str:
     """The new-game form (and the replays the server was given)."""
-    s = {"bot": bots[0], "players": 2, "target": 121, "advice": False, **(settings or {})}
+    s = {"bot": bots[0], "players": 2, "target": 121, "advice": False, "muggins": False,
+         **(settings or {})}
     options = "".join(f'<option value="{escape(b)}"{" selected" if b == s["bot"] else ""}>'
                       f'{escape(b)}</option>' for b in bots)
 
@@ -303,6 +319,8 @@ def lobby_html(bots: Sequence[str], settings: dict[str, Any] | None = None,
         f'<label>to <select name="target">{choice("target", (121, 61))}</select></label>'
         f'<label><input type="checkbox" name="advice"{" checked" if s["advice"] else ""}>'
         ' advice</label>'
+        f'<label title="count your own show; the bots take what you miss"><input '
+        f'type="checkbox" name="muggins"{" checked" if s["muggins"] else ""}> muggins</label>'
         '<button type="submit" class="primary">New game</button></form></header>'
         f'{replay_list}'
         '<details class="open-replay"><summary>Open a recorded game</summary>'

@@ -53,6 +53,7 @@ function newGame() {
     players: Number(data.get("players")),
     target: Number(data.get("target")),
     advice: data.get("advice") === "on",
+    muggins: data.get("muggins") === "on",
   });
 }
 
@@ -66,7 +67,12 @@ document.addEventListener("click", (event) => {
   const card = event.target.closest("#hand .playable");
   if (!card || !t) return;
   if (t.dataset.stage === "play") {
-    move({action: "cards", cards: [card.dataset.card]});
+    const claims = {};
+    for (const input of document.querySelectorAll("[data-claim]")) {
+      if (input.value === "") { showError("Muggins: count your " + input.dataset.claim + " first"); return; }
+      claims[input.dataset.claim] = Number(input.value);
+    }
+    move({action: "cards", cards: [card.dataset.card], claims: claims});
   } else if (t.dataset.stage === "discard") {
     card.classList.toggle("selected");
     const chosen = [...document.querySelectorAll("#hand .selected")].map((c) => c.dataset.card);
