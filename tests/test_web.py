@@ -324,3 +324,40 @@ def test_muggins_through_the_api(client):
              and e.seat == table.human and e.points]
     assert state["stage"] in ("show", "over")
     assert state["html"].count('class="muggins"') == len(shows)
+
+
+def test_a_tournament_game_opens_as_a_replay(tmp_path, monkeypatch, capsys):
+    pytest.importorskip("scipy")
+    import uvicorn
+
+    from agents.web.command import tournament_game_path
+    from cribenv.cli import main
+
+    served = []
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: served.append(kw))
+    db = tmp_path / "t.sqlite"
+    # the tournament command names a game to open: it serves the table with that game's page
+    assert main(["tournament", "--agents", "random", "greedy", "--games", "2", "--workers",
+                 "1", "--db", str(db), "--seed", "3", "--target", "61", "--no-progress",
+                 "--bootstrap", "0", "--open", "1"]) == 0
+    assert served and served[0]["host"] == "127.0.0.1"
+    assert "/tournament/1 " in capsys.readouterr().err
+    assert tournament_game_path(str(db), 1) == "/tournament/1"
+    with pytest.raises(ValueError, match="holds games 0..1, not 2"):
+        tournament_game_path(str(db), 2)
+    app = create_app(tournament_db=str(db))
+    with TestClient(app) as c:
+        lobby = c.get("/").text
+        assert lobby.count('href="/tournament/') == 2
+        r = c.get("/tournament/1", follow_redirects=False)
+        assert r.status_code == 303
+        end = r.headers["location"].replace("?step=0", "")
+        page = c.get(end).text
+        import sqlite3
+
+        row = sqlite3.connect(db).execute(
+            "SELECT score0, score1 FROM games ORDER BY agent_a, agent_b, deal, seating "
+            "LIMIT 1 OFFSET 1").fetchone()
+        fronts = [int(x) for x in re.findall(r'data-side="\d" data-front="(\d+)"', page)]
+        assert fronts == [min(s, 61) for s in row]
+        assert c.get("/tournament/9").status_code == 404

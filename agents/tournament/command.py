@@ -39,6 +39,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="agent rated 0, or 'mean' (mean rating 1500); default: random "
                              "if it plays, else mean")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--open", type=int, metavar="N",
+                        help="then open game N of the database (0 = the first, in key order) "
+                             "in the web table, every seat's cards shown (cribenv serve)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -58,4 +61,8 @@ def run(args: argparse.Namespace) -> int:
     if args.out:
         paths = report.save(args.out)
         print("wrote " + ", ".join(str(p) for p in paths))
+    if args.open is not None:   # step through one of its games in the browser
+        from agents.web.command import open_tournament_game
+
+        return open_tournament_game(str(db), args.open)
     return 0

@@ -27,6 +27,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="a recorded game (Game.to_json()) to list in the lobby")
     parser.add_argument("--tournament-db", metavar="DB",
                         help="a tournament database whose games the lobby lists")
+    parser.add_argument("--open", type=int, metavar="N",
+                        help="with --tournament-db: print the address of its game N (0 = the "
+                             "first, in the order the lobby lists them) to open")
     parser.add_argument("--ttl", type=float, default=360, metavar="MINUTES",
                         help="a game without a move for this long is dropped (default 360)")
     parser.add_argument("--max-games", type=int, default=1000,
@@ -74,9 +77,30 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError(f"--replay {path}: {exc}") from None
     if args.ttl <= 0 or args.max_games < 1:
         raise ValueError("--ttl and --max-games must be positive")
+    path = "/"
+    if args.open is not None:
+        if not args.tournament_db:
+            raise ValueError("--open N needs --tournament-db DB (the database of game N)")
+        path = tournament_game_path(args.tournament_db, args.open)
     app = create_app(bots, ttl_s=args.ttl * 60, max_games=args.max_games, replays=replays,
                      tournament_db=args.tournament_db)
-    print(f"cribenv serve: open http://{args.host}:{args.port}/ (Ctrl-C stops)",
+    print(f"cribenv serve: open http://{args.host}:{args.port}{path} (Ctrl-C stops)",
           file=sys.stderr)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     return 0
+
+
+def tournament_game_path(db: str, index: int) -> str:
+    """The page of game ``index`` of a tournament database (``ValueError`` if there is none)."""
+    from agents.web.replay import tournament_games
+
+    games = tournament_games(db)
+    if not 0 <= index < len(games):
+        raise ValueError(f"{db} holds games 0..{len(games) - 1}, not {index}")
+    return f"/tournament/{index}"
+
+
+def open_tournament_game(db: str, index: int, host: str = "127.0.0.1", port: int = 8000) -> int:
+    """``cribenv tournament --open N``: serve the web table with game N of ``db`` to open."""
+    return run(argparse.Namespace(host=host, port=port, bot=[], replay=[], tournament_db=db,
+                                  open=index, ttl=360.0, max_games=1000))
