@@ -203,3 +203,41 @@ def test_four_players_by_clicking(browser, server, shots):
     table = _play_game_by_clicking(page, app, shots, "four-player")
     assert table.game.rules.num_players == 4 and table.game.is_over
     page.close()
+
+
+def test_a_replay_steps_forwards_and_backwards(browser, server):
+    from agents.web.replay import Replay
+    from cribenv.game import Game, Rules
+
+    base, app = server
+    game = Game(Rules(target=61), seed=4)
+    while not game.is_over:
+        game.step(game.legal_actions()[-1])
+    replay = Replay.from_record(game.to_record())
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(base + "/")
+    page.click(".open-replay summary")
+    page.fill("textarea[name=record]", game.to_json())
+    page.click(".open-replay button[type=submit]")
+    page.wait_for_selector(".replay")
+    assert int(page.get_attribute("#table", "data-step")) == replay.total
+
+    def check(step: int) -> None:
+        assert int(page.get_attribute("#table", "data-step")) == step
+        at = replay.game_at(step)
+        fronts = [int(page.get_attribute(f'g.side-pegs[data-side="{i}"]', "data-front"))
+                  for i in range(2)]
+        assert fronts == [min(s, 61) for s in at.scores]
+        faces = page.locator(".felt .seat .card[data-card]").all_inner_texts()
+        assert len(faces) == sum(len(h) for h in at.hands)   # every seat's cards face up
+
+    page.click("a[rel=first]")
+    check(0)
+    for step in range(1, 6):
+        page.click("a[rel=next]")
+        check(step)
+    page.click("a[rel=prev]")
+    check(4)
+    page.click("a[rel=next-hand]")
+    check(replay.hand_starts[1])
+    page.close()

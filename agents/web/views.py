@@ -357,11 +357,11 @@ def replay_html(game: Game, step: int, total: int, labels: Sequence[str], key: s
 
     prev_hand = max([m for m in hand_starts if m < step], default=0)
     next_hand = min([m for m in hand_starts if m > step], default=total)
-    nav = (f'<nav class="replay-nav">{link(0, "⏮ start", "first")}'
+    nav = (f'<nav class="replay-nav">{link(0, "|◀ start", "first")}'
            f'{link(prev_hand, "◀◀ hand", "prev-hand")}{link(step - 1, "◀ move", "prev")}'
            f'<span class="where">move <b data-step="{step}">{step}</b> of {total} · hand '
            f'{hand + 1}</span>{link(step + 1, "move ▶", "next")}'
-           f'{link(next_hand, "hand ▶▶", "next-hand")}{link(total, "end ⏭", "last")}</nav>')
+           f'{link(next_hand, "hand ▶▶", "next-hand")}{link(total, "end ▶|", "last")}</nav>')
     shows = show_html(last_show, name)
     result = _result_html(game, sides) if game.is_over else ""
     return (f'<header><h1>Replay</h1><a href="/">new game</a></header>'
