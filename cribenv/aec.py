@@ -392,7 +392,8 @@ class CribbageEnv(AECEnv):
         if game.current_player == seat:
             for c in game.legal_actions():
                 mask[c] = 1
-        self._cache[agent] = {"observation": obs, "action_mask": np.frombuffer(bytes(mask), np.int8)}
+        self._cache[agent] = {"observation": obs,
+                              "action_mask": np.frombuffer(bytes(mask), np.int8)}
         return {"observation": obs.copy(), "action_mask": np.frombuffer(mask, np.int8)}
 
     def action_mask(self, agent: str | None = None) -> np.ndarray:
