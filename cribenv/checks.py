@@ -19,16 +19,18 @@ for values that are not already a plain ``int``.
 
 from __future__ import annotations
 
+import argparse
 import math
 import operator
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-__all__ = ["exact_int", "exact_bool", "real_number", "card_id", "int_at_least",
+__all__ = ["exact_int", "exact_bool", "real_number", "card_id", "int_at_least", "int_arg",
            "writable_file", "writable_dir"]
 
 
@@ -57,6 +59,31 @@ def int_at_least(value: Any, name: str, low: int) -> int:
     if value < low:
         raise ValueError(f"{name} must be at least {low}, got {value}")
     return value
+
+
+def int_arg(low: int) -> Callable[[str], int]:
+    """An argparse ``type`` for an int of at least ``low``: a bad value is argparse's usage
+    error (exit status 2) naming it.
+
+        >>> int_arg(1)("3")
+        3
+        >>> int_arg(1)("0")
+        Traceback (most recent call last):
+        ...
+        argparse.ArgumentTypeError: expected an integer of at least 1, got '0'
+    """
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = low - 1
+        if value < low:
+            raise argparse.ArgumentTypeError(f"expected an integer of at least {low}, got "
+                                             f"{text!r}")
+        return value
+
+    parse.__name__ = f"int >= {low}"
+    return parse
 
 
 def exact_bool(value: Any, name: str) -> bool:
@@ -92,29 +119,33 @@ def card_id(action: Any) -> int:
 
 
 def writable_file(path: str | Path, what: str) -> Path:
-    """Check, before any long work, that ``path`` can be written as a file: its folder exists
-    (or can be created) and is writable, and ``path`` is not a folder. Creates the folder."""
+    """Check, before any long work, that ``path`` can be written as a file: not a folder, its
+    folder writable (or creatable: the nearest existing one is writable). Creates nothing."""
     path = Path(path)
     if path.is_dir():
         raise ValueError(f"{what} {str(path)!r} is a folder; name a file")
-    writable_dir(path.parent if str(path.parent) else Path("."), f"the folder of {what}")
     if path.exists() and not os.access(path, os.W_OK):
         raise ValueError(f"{what} {str(path)!r} is not writable")
+    writable_dir(path.parent, f"the folder of {what}")
     return path
 
 
 def writable_dir(path: str | Path, what: str) -> Path:
-    """Check that folder ``path`` exists or can be created, and is writable (created here)."""
+    """Check that folder ``path`` is writable, or can be created (its nearest existing parent
+    is a writable folder). Creates nothing; the writer makes the folder when it writes."""
     path = Path(path)
     if path.exists() and not path.is_dir():
         raise ValueError(f"{what} {str(path)!r} is a file, not a folder")
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ValueError(f"{what} {str(path)!r} cannot be created: {exc.strerror}") from None
+    probe = path.absolute()
+    while not probe.exists():
+        probe = probe.parent
+    if not probe.is_dir():
+        raise ValueError(f"{what} {str(path)!r} cannot be created: {str(probe)!r} is a file")
     try:  # a real write: permission bits, read-only mounts and ACLs all answer here
-        with tempfile.TemporaryFile(dir=path):
+        with tempfile.TemporaryFile(dir=probe):
             pass
     except OSError as exc:
-        raise ValueError(f"{what} {str(path)!r} is not writable: {exc.strerror}") from None
+        where = "" if probe == path.absolute() else f" ({str(probe)!r} is not writable)"
+        raise ValueError(f"{what} {str(path)!r} is not writable{where}: {exc.strerror}"
+                         ) from None
     return path
