@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, NamedTuple
 
 from cribenv import cards as C
+from cribenv.checks import exact_bool, exact_int
 from cribenv.scoring import (
     RANK_POINTS_BYTES,
     Breakdown,
@@ -135,10 +136,16 @@ class Rules:
     muggins: bool = False
 
     def __post_init__(self) -> None:
-        if self.num_players not in (2, 3, 4):
+        if exact_int(self.num_players, "num_players") not in (2, 3, 4):
             raise ValueError(f"num_players must be 2, 3 or 4, got {self.num_players!r}")
-        if not isinstance(self.target, int) or self.target < 1:
+        if exact_int(self.target, "target") < 1:
             raise ValueError(f"target must be a positive int (121 or 61), got {self.target!r}")
+        for name in ("num_players", "target", "skunk_line", "double_skunk_line"):
+            value = getattr(self, name)
+            if value is not None:
+                object.__setattr__(self, name, exact_int(value, name))
+        object.__setattr__(self, "must_peg_out_exactly",
+                           exact_bool(self.must_peg_out_exactly, "must_peg_out_exactly"))
         if self.skunk_line is None:
             object.__setattr__(self, "skunk_line", 91 if self.target == 121 else
                                (31 if self.target == 61 else 0))
@@ -198,8 +205,12 @@ class Deal:
     def normalised(self, rules: Rules) -> Deal:
         """Validate against ``rules`` and return the deal with card ids."""
         n = rules.num_players
-        if self.dealer is not None and not (isinstance(self.dealer, int) and 0 <= self.dealer < n):
+        if self.dealer is not None and not (type(self.dealer) is int and 0 <= self.dealer < n):
             raise ValueError(f"deal dealer must be None or a seat 0..{n - 1}, got {self.dealer!r}")
+        if isinstance(self.hands, str | bytes) or not isinstance(self.hands, Sequence) or any(
+                isinstance(h, bytes) or not isinstance(h, Sequence | str) for h in self.hands):
+            raise ValueError(f"deal hands must be a list of {n} hands (lists of cards), got "
+                             f"{self.hands!r}")
         if len(self.hands) != n:
             raise ValueError(f"a deal for {n} players needs {n} hands, got {len(self.hands)}")
         hands = [C.parse_many(h) for h in self.hands]
@@ -234,7 +245,29 @@ class Deal:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Deal:
+        """The deal of a :meth:`to_dict` record (keys ``hands`` and ``starter``; ``dealer`` and
+        ``crib_card`` optional); other keys or shapes are refused with a ValueError."""
+        if not isinstance(data, dict):
+            raise ValueError(f"a deal is a Deal or a dict with 'hands' and 'starter', got "
+                             f"{data!r}")
+        missing = [k for k in ("hands", "starter") if k not in data]
+        unknown = sorted(set(map(str, data)) - {"dealer", "hands", "starter", "crib_card"})
+        if missing or unknown:
+            problem = ("missing " + ", ".join(missing)) if missing else \
+                ("unknown key(s) " + ", ".join(unknown))
+            raise ValueError(f"a deal dict needs the keys 'hands' and 'starter' (optional: "
+                             f"'dealer', 'crib_card'): {problem} in {data!r}")
         return cls(data.get("dealer"), data["hands"], data["starter"], data.get("crib_card"))
+
+
+def _as_deal(deal: Any) -> Deal:
+    """A :class:`Deal`, or a dict record of one (:meth:`Deal.from_dict`); nothing else."""
+    if isinstance(deal, Deal):
+        return deal
+    if isinstance(deal, dict):
+        return Deal.from_dict(deal)
+    raise ValueError(f"each deal must be a Deal or a dict with 'hands' and 'starter', got "
+                     f"{deal!r}")
 
 
 # --------------------------------------------------------------------------------------------
@@ -504,16 +537,23 @@ class Game:
     def __init__(self, rules: Rules | None = None, seed: int | None = None,
                  deals: Iterable[Deal] | None = None, first_dealer: int | None = None,
                  max_hands: int | None = None) -> None:
+        if rules is not None and not isinstance(rules, Rules):
+            raise TypeError(f"rules must be a Rules, got {rules!r}")
         self.rules = rules if rules is not None else Rules()
         n = self.rules.num_players
-        self.seed = seed
-        self._rng = random.Random(seed)
-        self._given_deals = [d.normalised(self.rules) for d in (deals or [])]
-        if first_dealer is not None and not (isinstance(first_dealer, int)
-                                             and 0 <= first_dealer < n):
-            raise ValueError(f"first_dealer must be a seat 0..{n - 1}, got {first_dealer!r}")
+        self.seed = seed if seed is None else exact_int(seed, "seed")
+        self._rng = random.Random(self.seed)
+        if deals is not None and (isinstance(deals, Deal | dict | str | bytes)
+                                  or not isinstance(deals, Iterable)):
+            raise ValueError(f"deals must be a list of Deal (one per hand, in order), got "
+                             f"{deals!r}")
+        self._given_deals = [_as_deal(d).normalised(self.rules) for d in (deals or [])]
+        if first_dealer is not None:
+            first_dealer = exact_int(first_dealer, "first_dealer")
+            if not 0 <= first_dealer < n:
+                raise ValueError(f"first_dealer must be a seat 0..{n - 1}, got {first_dealer!r}")
         self._first_dealer_arg = first_dealer
-        if max_hands is not None and max_hands < 1:
+        if max_hands is not None and exact_int(max_hands, "max_hands") < 1:
             raise ValueError(f"max_hands must be None or at least 1, got {max_hands!r}")
         self.max_hands = max_hands
         self.actions: list[int] = []

@@ -243,11 +243,11 @@ class SingleAgentCribbageEnv(gymnasium.Env):
         mask = aec.observe(learner)["action_mask"]
         try:
             card = operator.index(action)     # ints, numpy integers; not floats or strings
-            legal = 0 <= card < 52 and mask[card]
+            legal = 0 <= card < 52 and mask[card] and action is not True and action is not False
         except TypeError:
             card, legal = action, False
         if not legal:
-            return self._illegal(card, mask)
+            return self._illegal(action, mask)
         aec.step(card)
         self._play_opponents()
         reward = aec._cumulative_rewards[learner]
@@ -283,7 +283,8 @@ class SingleAgentCribbageEnv(gymnasium.Env):
     def _illegal(self, card: Any, mask: np.ndarray
                  ) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         legal = C.to_str_many(int(c) for c in np.flatnonzero(mask))
-        what = C.to_str(card) if isinstance(card, int) and 0 <= card < 52 else repr(card)
+        what = (C.to_str(int(card)) if isinstance(card, int | np.integer) and not
+                isinstance(card, bool) and 0 <= card < 52 else repr(card))
         if self.illegal_action == "raise":
             raise IllegalActionError(
                 f"illegal action {what} for the learner ({self.learner}): the legal cards "
