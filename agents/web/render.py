@@ -32,8 +32,10 @@ from cribenv.game import (
     ShowScored,
     StarterTurned,
 )
+from cribenv.scoring import Breakdown
 
-__all__ = ["board_svg", "card_html", "describe_event", "page", "peg_history", "show_html"]
+__all__ = ["board_svg", "card_html", "describe_event", "page", "peg_history", "show_html",
+           "show_rows"]
 
 SUIT_SYMBOL = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 SIDE_COLOURS = ("#d62d20", "#0057e7", "#f5b700")
@@ -197,6 +199,24 @@ def _s(name: str) -> str:
 
 # ------------------------------------------------------------------------------ the show
 
+def show_rows(bd: Breakdown) -> list[tuple[str, str, int]]:
+    """``(kind, cards, points)`` of every scoring combination of a show, in the order the web
+    table and the terminal game list them.
+
+    >>> from cribenv.scoring import score_hand_breakdown
+    >>> show_rows(score_hand_breakdown("5H 5S JD 4C", "6D"))[-2:]
+    [('run of 3', '4C 5S 6D', 3), ('nobs', 'JD', 1)]
+    """
+    rows = [("fifteen", "+".join(C.to_str(c) for c in combo), 2) for combo in bd.fifteens]
+    rows += [("pair", C.to_str_many(pair), 2) for pair in bd.pairs]
+    rows += [(f"run of {len(run)}", C.to_str_many(run), len(run)) for run in bd.runs]
+    if bd.flush:
+        rows.append((f"flush of {len(bd.flush)}", C.to_str_many(bd.flush), len(bd.flush)))
+    if bd.nobs is not None:
+        rows.append(("nobs", C.to_str(bd.nobs), 1))
+    return rows
+
+
 def show_html(events: Sequence[Any], name: Any) -> str:
     """Every hand and the crib of a show, each with its combinations listed and its total."""
     parts = []
@@ -210,18 +230,7 @@ def show_html(events: Sequence[Any], name: Any) -> str:
                        f'{escape(name(nxt.seat))} claimed {nxt.claimed}: Muggins! '
                        f'{escape(name(nxt.caller))} takes the {nxt.points - nxt.claimed} '
                        "overlooked.</p>")
-        bd = ev.breakdown
-        rows = []
-        for combo in bd.fifteens:
-            rows.append(("fifteen", "+".join(C.to_str(c) for c in combo), 2))
-        for pair in bd.pairs:
-            rows.append(("pair", C.to_str_many(pair), 2))
-        for run in bd.runs:
-            rows.append((f"run of {len(run)}", C.to_str_many(run), len(run)))
-        if bd.flush:
-            rows.append((f"flush of {len(bd.flush)}", C.to_str_many(bd.flush), len(bd.flush)))
-        if bd.nobs is not None:
-            rows.append(("nobs", C.to_str(bd.nobs), 1))
+        rows = show_rows(ev.breakdown)
         what = "crib" if ev.is_crib else "hand"
         items = "".join(f'<li data-kind="{escape(k)}" data-points="{p}"><span>{escape(k)}'
                         f'</span><code>{escape(cs)}</code><b>{p}</b></li>' for k, cs, p in rows)

@@ -43,8 +43,8 @@ from cribenv.game import (
 )
 from cribenv.scoring import peg_breakdown
 
-__all__ = ["Advice", "MoveError", "StaleMoveError", "Table", "describe_peg", "discard_advice",
-           "play_advice"]
+__all__ = ["Advice", "Decision", "MoveError", "StaleMoveError", "Table", "advice_summary",
+           "describe_peg", "discard_advice", "play_advice", "throw_key"]
 
 
 class MoveError(ValueError):
@@ -161,6 +161,29 @@ class Decision:
             self.advice.best]))
 
 
+def advice_summary(decisions: Sequence[Decision]) -> dict[str, Any]:
+    """How many ``decisions`` followed the advice, the expected points given up in the discard,
+    in the play and in all, and the three costliest decisions (``worst``)."""
+    by_kind = {"discard": 0.0, "play": 0.0}
+    followed = 0
+    for d in decisions:
+        by_kind[d.kind] += d.loss
+        followed += d.loss < 1e-9
+    return {"decisions": len(decisions), "followed": followed,
+            "discard": by_kind["discard"], "play": by_kind["play"],
+            "total": by_kind["discard"] + by_kind["play"],
+            "worst": sorted(decisions, key=lambda d: -d.loss)[:3]}
+
+
+def throw_key(advice: Advice, ids: Sequence[int]) -> str:
+    """The advice's key for the throw ``ids`` (the options list cards in dealt order)."""
+    want = set(ids)
+    for key in advice.values:
+        if set(C.parse_many(key)) == want:
+            return key
+    return C.to_str_many(ids)
+
+
 class Table:
     """A person in seat ``human`` against ``bot`` (a name or a factory ``seed -> bot``) in the
     other seats. ``stage`` is what the page shows: ``cut`` (the cut for first deal), ``discard``
@@ -221,15 +244,7 @@ class Table:
 
     def summary(self) -> dict[str, Any]:
         """Points lost against the advice, by phase (what the result page lists)."""
-        by_kind = {"discard": 0.0, "play": 0.0}
-        followed = 0
-        for d in self.decisions:
-            by_kind[d.kind] += d.loss
-            followed += d.loss < 1e-9
-        return {"decisions": len(self.decisions), "followed": followed,
-                "discard": by_kind["discard"], "play": by_kind["play"],
-                "total": by_kind["discard"] + by_kind["play"],
-                "worst": sorted(self.decisions, key=lambda d: -d.loss)[:3]}
+        return advice_summary(self.decisions)
 
     # ------------------------------------------------------------------ acting
     @property
@@ -301,9 +316,7 @@ class Table:
                 raise MoveError(str(exc).replace(f"seat {self.human}", "you")) from None
         advice = self.advice()
         if advice is not None:
-            chosen = C.to_str_many(sorted(ids)) if advice.kind == "discard" else C.to_str(ids[0])
-            if advice.kind == "discard":
-                chosen = _throw_key(advice, ids)
+            chosen = throw_key(advice, ids) if advice.kind == "discard" else C.to_str(ids[0])
             self.decisions.append(Decision(self.game.hand_number, advice.kind, chosen, advice))
         hand = self.game.hand_number
         for what in due:
@@ -335,11 +348,3 @@ class Table:
             return
         self.stage = "discard" if game.phase is Phase.DISCARD else "play"
 
-
-def _throw_key(advice: Advice, ids: list[int]) -> str:
-    """The advice's key for the throw ``ids`` (the options list cards in dealt order)."""
-    want = set(ids)
-    for key in advice.values:
-        if set(C.parse_many(key)) == want:
-            return key
-    return C.to_str_many(ids)

@@ -32,6 +32,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="points to win (121)")
     parser.add_argument("--seat", type=int, default=0, help="your seat (0)")
     parser.add_argument("--seed", type=int, default=None, help="seed for the deals")
+    parser.add_argument("--advice", action="store_true",
+                        help="the advisor, as in the web table: the exact value of every throw, "
+                             "the expert's card and reason in the play, and at the end the "
+                             "points given up against the advice")
 
 
 def _name(seat: int, human: int) -> str:
@@ -51,13 +55,14 @@ def describe(event: Event, human: int) -> str | None:
         return f"{who(event.seat)}: Go"
     if isinstance(event, SeriesEnd) and event.points:
         return f"{who(event.seat)} +{event.points} for {event.reason}"
-    if isinstance(event, ShowScored):
+    if isinstance(event, ShowScored):   # every combination listed, as the web table does
+        from agents.web.render import show_rows
+
         what = "crib" if event.is_crib else "hand"
-        bd = event.breakdown
-        parts = ", ".join(line for line in bd.describe() if not line.startswith("total"))
-        return (f"{who(event.seat)} {what}: {cards.to_str_many(event.cards)} + "
-                f"{cards.to_str(event.starter)} = {event.points}" + (f"  ({parts})" if parts
-                                                                      else ""))
+        rows = show_rows(event.breakdown) or [("nothing", "(a nineteen)", 0)]
+        return "\n".join([f"{who(event.seat)} {what}: {cards.to_str_many(event.cards)} + "
+                          f"{cards.to_str(event.starter)} = {event.points}"]
+                         + [f"    {kind:<11} {combo:<16} {pts}" for kind, combo, pts in rows])
     if isinstance(event, GameOver):
         return f"Game over: side {event.winner} wins, scores {list(event.scores)}, " \
                f"{event.game_points} game point(s)"
@@ -76,9 +81,12 @@ class Human:
     name = "you"
     asks_forced = True
 
-    def __init__(self, game: Game, seat: int, input_fn, out) -> None:
+    def __init__(self, game: Game, seat: int, input_fn, out, advice: bool = False) -> None:
         self.game, self.seat, self.input_fn, self.out = game, seat, input_fn, out
         self.seen = 0
+        self.advice = advice
+        self.decisions: list = []     # agents.web.table.Decision, with advice on
+        self._throw: tuple | None = None   # the discard's advice and the cards laid so far
 
     def flush_log(self) -> None:
         """Print the events logged since the last call."""
@@ -89,6 +97,57 @@ class Human:
         self.seen = len(self.game.events)
 
     def choose(self, view: PlayerView, legal: list[int]) -> int:
+        advice = self._advise(view, legal) if self.advice else None
+        card = self._ask(view, legal)
+        if advice is not None:
+            self._note(advice, view, card)
+        return card
+
+    def _advise(self, view: PlayerView, legal: list[int]):
+        """Print the advisor's word on this decision (once per throw in the discard)."""
+        from agents.web.table import discard_advice, play_advice
+
+        self.flush_log()
+        if view.phase is Phase.DISCARD:
+            if view.discards and self._throw is not None:
+                return self._throw[0]
+            advice = discard_advice(view)
+            self._throw = (advice, [])
+            lines = [f"{o['throw']:<6} keep {o['keep']:<12} hand {o['hand']:5.2f}  crib "
+                     f"{o['crib']:5.2f}  value {o['value']:+6.2f}" for o in advice.options[:5]]
+        else:
+            advice = play_advice(view, legal)
+            lines = [f"{o['card']}: pegs {o['now']}{' (' + o['how'] + ')' if o['how'] else ''}"
+                     f", value {o['value']:+.2f}" for o in advice.options]
+        print(f"  advice: {advice.reason}", file=self.out)
+        for line in lines:
+            print("    " + line, file=self.out)
+        return advice
+
+    def _note(self, advice, view: PlayerView, card: int) -> None:
+        from agents.web.table import Decision, throw_key
+
+        if advice.kind == "play":
+            self.decisions.append(Decision(view.hand_number, "play", cards.to_str(card), advice))
+            return
+        assert self._throw is not None
+        laid = self._throw[1]
+        laid.append(card)
+        if len(laid) == view.discards_per_player:
+            self.decisions.append(Decision(view.hand_number, "discard",
+                                           throw_key(advice, laid), advice))
+            self._throw = None
+
+    def summary(self) -> str:
+        """The points given up against the advice, as the web table's result lists them."""
+        from agents.web.table import advice_summary
+
+        s = advice_summary(self.decisions)
+        return (f"Advice: {s['followed']} of {s['decisions']} decisions followed it; expected "
+                f"points given up: {s['discard']:.2f} in the discard, {s['play']:.2f} in the "
+                f"play, {s['total']:.2f} in all.")
+
+    def _ask(self, view: PlayerView, legal: list[int]) -> int:
         while True:
             self.flush_log()
             scores = " | ".join(f"side {i}: {s}" for i, s in enumerate(view.scores))
@@ -126,7 +185,7 @@ def run(args: argparse.Namespace, input_fn=input, out=sys.stdout) -> int:
         raise ValueError(f"--seat must be 0..{rules.num_players - 1}")
     human = args.seat
     game = Game(rules, seed=args.seed)
-    you = Human(game, human, input_fn, out)
+    you = Human(game, human, input_fn, out, advice=getattr(args, "advice", False))
     players = [you if s == human else
                make_agent(args.bot, seed=None if args.seed is None else args.seed + s)
                for s in range(rules.num_players)]
@@ -137,6 +196,8 @@ def run(args: argparse.Namespace, input_fn=input, out=sys.stdout) -> int:
         print(str(bye), file=out)
         return 0
     you.flush_log()
+    if you.advice:
+        print(you.summary(), file=out)
     return 0
 
 
