@@ -15,6 +15,7 @@ of the tournament database given on the command line).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from html import escape
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
@@ -140,7 +141,7 @@ def create_app(bots: Mapping[str, str] | None = None, *, ttl_s: float = 6 * 3600
         except UnknownItemError as exc:
             return HTMLResponse(page("Cribbage", lobby_html(list(bots), replays=listed)
                                      + f'<div id="table" data-stage="lobby"><p class="error">'
-                                       f'{_esc(str(exc))}</p></div>'), status_code=404)
+                                       f'{escape(str(exc))}</p></div>'), status_code=404)
         with table.lock:
             html = table_html(table, key)
         return HTMLResponse(page("Cribbage", lobby_html(list(bots), settings(table),
@@ -194,7 +195,7 @@ def create_app(bots: Mapping[str, str] | None = None, *, ttl_s: float = 6 * 3600
             key = replay_store.add(replay)
         except ValueError as exc:
             return HTMLResponse(page("Replay", f'<p class="error">This is not a game this '
-                                     f'server can replay: {_esc(str(exc))}</p><a href="/">'
+                                     f'server can replay: {escape(str(exc))}</p><a href="/">'
                                      "back</a>"), status_code=400)
         except FullError as exc:
             return _error(503, str(exc))
@@ -205,7 +206,7 @@ def create_app(bots: Mapping[str, str] | None = None, *, ttl_s: float = 6 * 3600
         try:
             replay = replay_store.get(key)
         except UnknownItemError as exc:
-            return HTMLResponse(page("Replay", f'<p class="error">{_esc(str(exc))}</p>'),
+            return HTMLResponse(page("Replay", f'<p class="error">{escape(str(exc))}</p>'),
                                 status_code=404)
         at = replay.total if step is None else step
         if not 0 <= at <= replay.total:
@@ -224,7 +225,7 @@ def create_app(bots: Mapping[str, str] | None = None, *, ttl_s: float = 6 * 3600
             replay = tournament_replay(rows[index])
             key = replay_store.add(replay)
         except (ValueError, FullError) as exc:
-            return HTMLResponse(page("Replay", f'<p class="error">{_esc(str(exc))}</p>'),
+            return HTMLResponse(page("Replay", f'<p class="error">{escape(str(exc))}</p>'),
                                 status_code=400)
         return RedirectResponse(f"/replay/{key}?step=0", status_code=303)
 
@@ -255,8 +256,3 @@ def _int(value: Any, name: str, allowed: Sequence[int]) -> int:
         raise MoveError(f"{name} must be one of {', '.join(map(str, allowed))}, got {value!r}")
     return value
 
-
-def _esc(text: str) -> str:
-    from html import escape
-
-    return escape(text)

@@ -35,7 +35,6 @@ from cribenv.discard import analyse_discards, discard_evs
 from cribenv.game import (
     Dealt,
     Game,
-    HandEnd,
     IllegalActionError,
     Phase,
     PlayerView,
@@ -45,6 +44,14 @@ from cribenv.scoring import peg_breakdown
 
 __all__ = ["Advice", "Decision", "MoveError", "StaleMoveError", "Table", "advice_summary",
            "describe_peg", "discard_advice", "play_advice", "throw_key"]
+
+
+def hand_events(game: Game, hand_number: int) -> list[Any]:
+    """The events of hand ``hand_number`` of ``game``, from its deal to the next deal."""
+    starts = [i for i, e in enumerate(game.events) if type(e) is Dealt]
+    lo = starts[hand_number]
+    hi = starts[hand_number + 1] if hand_number + 1 < len(starts) else len(game.events)
+    return game.events[lo:hi]
 
 
 class MoveError(ValueError):
@@ -212,8 +219,6 @@ class Table:
         self.show_hand: int | None = None
         self.decisions: list[Decision] = []
         self.lock = threading.Lock()
-        self._hand_starts: list[int] = [i for i, e in enumerate(self.game.events)
-                                        if isinstance(e, Dealt)]
 
     # ------------------------------------------------------------------ reading
     @property
@@ -226,10 +231,7 @@ class Table:
 
     def hand_events(self, hand_number: int) -> list[Any]:
         """The events of hand ``hand_number`` (from its deal to its end)."""
-        starts = [i for i, e in enumerate(self.game.events) if isinstance(e, Dealt)]
-        lo = starts[hand_number]
-        hi = starts[hand_number + 1] if hand_number + 1 < len(starts) else len(self.game.events)
-        return self.game.events[lo:hi]
+        return hand_events(self.game, hand_number)
 
     def advice(self) -> Advice | None:
         """The advisor's word on the person's current decision (None without one, or off)."""
@@ -342,9 +344,6 @@ class Table:
                  until=lambda g: g.current_player == self.human or g.hand_number != hand)
         if game.is_over or game.hand_number != hand:
             self._after_moves(hand)
-            if self.stage == "show" and not any(isinstance(e, HandEnd)
-                                                for e in self.hand_events(hand)):
-                self.stage = "bots"   # pragma: no cover - a hand always ends with HandEnd
             return
         self.stage = "discard" if game.phase is Phase.DISCARD else "play"
 

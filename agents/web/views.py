@@ -22,7 +22,7 @@ from agents.web.render import (
     possessive,
     show_html,
 )
-from agents.web.table import Advice, Table
+from agents.web.table import Advice, Table, hand_events
 from cribenv import cards as C
 from cribenv.game import (
     Cut,
@@ -90,8 +90,8 @@ def _hand_state(events: Sequence[Any]) -> dict[str, Any]:
 
 
 def _felt(game: Game, events: Sequence[Any], name: Callable[[int], str], human: int | None,
-          hands: dict[int, list[int]] | None, playable: Sequence[int], show_all: bool,
-          current: bool, crib: Sequence[int] | None = None) -> str:
+          hands: dict[int, list[int]] | None, playable: Sequence[int], current: bool,
+          crib: Sequence[int] | None = None) -> str:
     """The felt: the other seats, the starter and the crib, the cards laid, the person's hand.
 
     ``hands`` (seat -> cards) are shown face up; other seats' cards face down."""
@@ -247,7 +247,7 @@ def table_html(table: Table, key: str) -> str:
         if table.human not in hands:   # the game ended before the person's hand was counted
             hands[table.human] = (sorted(game.hands[table.human])
                                   if game.hand_number == shown_hand else [])
-    felt = _felt(game, events, name, table.human, hands, playable, False, current)
+    felt = _felt(game, events, name, table.human, hands, playable, current)
     need = table.need - len(game.discards[table.human]) if stage == "discard" else 1
     whose = "your" if game.dealer == table.human else f"{name(game.dealer)}'s"
     if rules.num_players == 4 and game.dealer % 2 == table.human % 2 and stage == "discard":
@@ -339,7 +339,7 @@ def replay_html(game: Game, step: int, total: int, labels: Sequence[str], key: s
     name = seat_namer(rules.num_players, None, labels)
     sides = side_names(rules.num_players, name)
     hand = game.hand_number
-    events = _hand_events(game, hand)
+    events = hand_events(game, hand)
     hands = {s: sorted(game.hands[s]) for s in range(rules.num_players)}
     crib = sorted(game.crib)
     last_show = []
@@ -347,8 +347,8 @@ def replay_html(game: Game, step: int, total: int, labels: Sequence[str], key: s
         last_show = events
     elif hand > 0 and not any(type(e) is Played for e in events) and not any(
             type(e) is StarterTurned for e in events):
-        last_show = _hand_events(game, hand - 1)   # between hands: the show just counted
-    felt = _felt(game, events, name, None, hands, [], True, True, crib=crib)
+        last_show = hand_events(game, hand - 1)   # between hands: the show just counted
+    felt = _felt(game, events, name, None, hands, [], True, crib=crib)
 
     def link(to: int, text: str, rel: str) -> str:
         if to < 0 or to > total or to == step:
@@ -373,9 +373,3 @@ def replay_html(game: Game, step: int, total: int, labels: Sequence[str], key: s
             f'{"<div class=shows>" + shows + "</div>" if shows else ""}</div>'
             f'<aside><h3>This hand</h3>{_log(events, name)}</aside></div></div>')
 
-
-def _hand_events(game: Game, hand: int) -> list[Any]:
-    starts = [i for i, e in enumerate(game.events) if type(e) is Dealt]
-    lo = starts[hand]
-    hi = starts[hand + 1] if hand + 1 < len(starts) else len(game.events)
-    return game.events[lo:hi]
