@@ -146,6 +146,7 @@ class Rules:
                 object.__setattr__(self, name, exact_int(value, name))
         object.__setattr__(self, "must_peg_out_exactly",
                            exact_bool(self.must_peg_out_exactly, "must_peg_out_exactly"))
+        object.__setattr__(self, "muggins", exact_bool(self.muggins, "muggins"))
         if self.skunk_line is None:
             object.__setattr__(self, "skunk_line", 91 if self.target == 121 else
                                (31 if self.target == 61 else 0))

@@ -361,3 +361,11 @@ def test_a_tournament_game_opens_as_a_replay(tmp_path, monkeypatch, capsys):
         fronts = [int(x) for x in re.findall(r'data-side="\d" data-front="(\d+)"', page)]
         assert fronts == [min(s, 61) for s in row]
         assert c.get("/tournament/9").status_code == 404
+
+
+def test_a_local_server_answers_local_host_names_only():
+    app = create_app(allowed_hosts=["127.0.0.1", "localhost"])
+    with TestClient(app, base_url="http://127.0.0.1:8000") as c:
+        assert c.get("/").status_code == 200
+        assert c.get("/", headers={"host": "localhost:8000"}).status_code == 200
+        assert c.get("/", headers={"host": "rebound.example"}).status_code == 400

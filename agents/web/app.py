@@ -24,6 +24,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from agents.base import make_agent
 from agents.web.render import page
@@ -48,10 +49,13 @@ def _error(status: int, message: str) -> JSONResponse:
 
 def create_app(bots: Mapping[str, str] | None = None, *, ttl_s: float = 6 * 3600,
                max_games: int = 1000, replays: Sequence[Replay] = (),
-               tournament_db: str | None = None) -> FastAPI:
+               tournament_db: str | None = None,
+               allowed_hosts: Sequence[str] | None = None) -> FastAPI:
     """The app. ``bots``: name -> agent spec (default :data:`BUILT_IN_BOTS`); ``replays``:
     recorded games listed in the lobby; ``tournament_db``: a tournament database whose games
-    the lobby lists."""
+    the lobby lists; ``allowed_hosts``: the only ``Host`` headers served (``cribenv serve`` on
+    127.0.0.1 allows 127.0.0.1 and localhost, so a web page elsewhere cannot reach the table
+    through DNS rebinding)."""
     bots = dict(BUILT_IN_BOTS if bots is None else bots)
     if not bots:
         raise ValueError("the server needs at least one bot")
@@ -66,6 +70,8 @@ def create_app(bots: Mapping[str, str] | None = None, *, ttl_s: float = 6 * 3600
                 f"{r['seating']} ({r['seat0']} {r['score0']} - {r['seat1']} {r['score1']})",
                 f"/tournament/{i}") for i, r in enumerate(rows)]
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    if allowed_hosts:
+        app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))
 
     @app.middleware("http")
     async def limit_body(request: Request, call_next):

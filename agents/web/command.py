@@ -82,8 +82,10 @@ def run(args: argparse.Namespace) -> int:
         if not args.tournament_db:
             raise ValueError("--open N needs --tournament-db DB (the database of game N)")
         path = tournament_game_path(args.tournament_db, args.open)
+    local = args.host in ("127.0.0.1", "localhost", "::1")
     app = create_app(bots, ttl_s=args.ttl * 60, max_games=args.max_games, replays=replays,
-                     tournament_db=args.tournament_db)
+                     tournament_db=args.tournament_db,
+                     allowed_hosts=["127.0.0.1", "localhost", "[::1]"] if local else None)
     print(f"cribenv serve: open http://{args.host}:{args.port}{path} (Ctrl-C stops)",
           file=sys.stderr)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
