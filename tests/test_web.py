@@ -171,6 +171,7 @@ def test_a_card_the_count_does_not_allow_is_refused_by_the_engine():
 
 def test_new_game_settings_are_checked_and_no_file_is_loaded(client, tmp_path):
     for body, words in [({"bot": "ppo:/etc/passwd"}, "unknown bot"),
+                        ({"bot": ["expert"]}, "unknown bot"),
                         ({"bot": f"ppo:{tmp_path / 'x.safetensors'}"}, "unknown bot"),
                         ({"players": 5}, "players must be one of 2, 3, 4"),
                         ({"target": 100}, "target must be one of 121, 61"),

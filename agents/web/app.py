@@ -88,7 +88,7 @@ def create_app(bots: Mapping[str, str] | None = None, *, ttl_s: float = 6 * 3600
 
     def new_table(body: Mapping[str, Any]) -> Table:
         bot = body.get("bot", next(iter(bots)))
-        if bot not in bots:
+        if not isinstance(bot, str) or bot not in bots:
             raise MoveError(f"unknown bot {str(bot)[:40]!r}: choose one of "
                             f"{', '.join(bots)}")
         players = _int(body.get("players", 2), "players", (2, 3, 4))
