@@ -255,3 +255,15 @@ def test_outputs_are_checked_before_the_computation(capsys, tmp_path, command):
 def test_rollouts_and_peg_values_arguments(capsys, tmp_path, argv, name):
     refused(capsys, argv + ["--out", str(tmp_path / "p.out")], name)
     assert not (tmp_path / "p.out").exists()
+
+
+def test_another_tournament_in_the_same_db_is_refused_without_saying_resuming(capsys, tmp_path):
+    db = str(tmp_path / "r.sqlite")
+    assert main(TOURNAMENT + ["--db", db]) == 0
+    capsys.readouterr()
+    argv = ["tournament", "--agents", "random", "expert", "--games", "2", "--workers", "1",
+            "--bootstrap", "0", "--db", db]
+    err = refused(capsys, argv, db, "different settings", "another --db")
+    assert "resuming" not in err
+    assert main(TOURNAMENT[:-1] + ["--db", db]) == 0          # the same one: resumed
+    assert "resuming from" in capsys.readouterr().err
