@@ -178,3 +178,14 @@ def test_action_mask_needs_no_observation_and_matches_it():
     assert (env.action_mask() == env.observe(agent)["action_mask"]).all()
     with pytest.raises(ValueError, match="unknown agent 'player_9'"):
         env.observe("player_9")
+
+
+def test_the_fuzzer_runs_clean_and_catches_a_planted_bug(monkeypatch, capsys):
+    from cribenv import fuzz
+
+    assert fuzz.main(["--seconds", "2", "--seed", "1"]) == 0
+    assert " games, " in capsys.readouterr().out
+    monkeypatch.setattr(cribenv.aec.CribbageEnv, "_mask",
+                        staticmethod(lambda game, seat: np.zeros(52, np.int8)))
+    assert fuzz.main(["--seconds", "2"]) == 1
+    assert "--repro" in capsys.readouterr().err
