@@ -298,7 +298,6 @@ class CribbageEnv(AECEnv):
         self._target = target
         self._seed_rng = np.random.default_rng()
         self.game: Game | None = None
-        self._cache: dict[str, dict[str, np.ndarray]] = {}
         self._rewards_paid = False   # some entry of self.rewards may be non-zero
 
     # ---------------------------------------------------------------- spaces
@@ -341,7 +340,6 @@ class CribbageEnv(AECEnv):
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
         self._scores = list(self.game.scores)
-        self._cache = {}
         self._apply_points()  # nothing scored yet; keeps one code path
         self.agent_selection = self.agents[self.game.current_player]
 
@@ -360,7 +358,6 @@ class CribbageEnv(AECEnv):
             action = card_id(action)   # numpy ints pass; floats, strings, bools, None do not
         self._cumulative_rewards[agent] = 0.0
         events = game.step(action)   # IllegalActionError (clear message) if illegal
-        self._cache = {}
         # most steps score nothing and follow a step that paid nothing: rewards stay all zero
         if self._rewards_paid or game.scores != self._scores:
             self._apply_points()
@@ -375,30 +372,35 @@ class CribbageEnv(AECEnv):
             self.render()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """The agent's observation and action mask: fresh arrays, which the caller may change
-        without changing the env."""
-        cached = self._cache.get(agent)
-        if cached is not None:
-            return {"observation": cached["observation"].copy(),
-                    "action_mask": cached["action_mask"].copy()}
+        """The agent's observation and action mask: new arrays on every call, the caller's to
+        change (nothing is cached, so nothing written to them reaches the env)."""
         game = self.game
         if game is None:
             raise RuntimeError("call reset() before observe()")
-        if agent not in self.agent_name_mapping:
+        seat = self.agent_name_mapping.get(agent)
+        if seat is None:
             raise ValueError(f"unknown agent {agent!r}; the agents are {self.possible_agents}")
-        seat = self.agent_name_mapping[agent]
-        obs = encode_game(game, seat)
+        return {"observation": encode_game(game, seat), "action_mask": self._mask(game, seat)}
+
+    def action_mask(self, agent: str | None = None) -> np.ndarray:
+        """The mask of ``agent`` (default: the agent to act), a new array, without encoding the
+        observation."""
+        game = self.game
+        if game is None:
+            raise RuntimeError("call reset() before action_mask()")
+        agent = agent or self.agent_selection
+        seat = self.agent_name_mapping.get(agent)
+        if seat is None:
+            raise ValueError(f"unknown agent {agent!r}; the agents are {self.possible_agents}")
+        return self._mask(game, seat)
+
+    @staticmethod
+    def _mask(game: Game, seat: int) -> np.ndarray:
         mask = bytearray(52)
         if game.current_player == seat:
             for c in game.legal_actions():
                 mask[c] = 1
-        self._cache[agent] = {"observation": obs,
-                              "action_mask": np.frombuffer(bytes(mask), np.int8)}
-        return {"observation": obs.copy(), "action_mask": np.frombuffer(mask, np.int8)}
-
-    def action_mask(self, agent: str | None = None) -> np.ndarray:
-        """The mask of ``agent`` (default: the agent to act)."""
-        return self.observe(agent or self.agent_selection)["action_mask"]
+        return np.frombuffer(mask, np.int8)
 
     # ---------------------------------------------------------------- rewards
     def _apply_points(self) -> None:

@@ -156,6 +156,7 @@ class SingleAgentCribbageEnv(gymnasium.Env):
         self.learner: str = self.aec.possible_agents[self.learner_seat]
         self._by_agent: dict[str, _Seat] = {}
         self._done = True
+        self._mask = np.zeros(52, np.int8)   # the learner's legal cards (from the last observe)
 
     # ---------------------------------------------------------------- opponents
     def _check_seat(self, seat: int | None) -> None:
@@ -233,14 +234,15 @@ class SingleAgentCribbageEnv(gymnasium.Env):
         if aec.agent_selection != self.learner or aec.terminations[self.learner]:
             raise RuntimeError("the game ended before the learner's first decision")
         obs = aec.observe(self.learner)
-        return obs["observation"], {"action_mask": obs["action_mask"], "learner_seat": seat}
+        self._mask = obs["action_mask"]   # the wrapper's own; the caller gets a copy
+        return obs["observation"], {"action_mask": self._mask.copy(), "learner_seat": seat}
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         if self._done:
             raise RuntimeError("the episode is over (or never began): call reset() first")
         aec = self.aec
         learner = self.learner
-        mask = aec.observe(learner)["action_mask"]
+        mask = self._mask
         try:
             card = operator.index(action)     # ints, numpy integers; not floats or strings
             legal = 0 <= card < 52 and mask[card] and action is not True and action is not False
@@ -252,8 +254,8 @@ class SingleAgentCribbageEnv(gymnasium.Env):
         self._play_opponents()
         reward = aec._cumulative_rewards[learner]
         obs = aec.observe(learner)
-        info: dict[str, Any] = {"action_mask": obs["action_mask"], "learner_seat":
-                                self.learner_seat}
+        self._mask = mask = obs["action_mask"]
+        info: dict[str, Any] = {"action_mask": mask.copy(), "learner_seat": self.learner_seat}
         terminated = aec.terminations[learner]
         if terminated:
             self._done = True
@@ -301,7 +303,7 @@ class SingleAgentCribbageEnv(gymnasium.Env):
         the method sb3-contrib's ``MaskablePPO`` looks for."""
         if self._done:
             return np.zeros(52, bool)
-        return self.aec.observe(self.learner)["action_mask"].astype(bool)
+        return self._mask.astype(bool)
 
     def render(self) -> str | None:
         return render_table(self.render_mode, self.aec._table,

@@ -218,3 +218,52 @@ def test_a_cli_refusal_prints_no_traceback_in_a_real_process(tmp_path):
                          env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert out.returncode == 2 and "expert:foo" in out.stderr
     assert "Traceback" not in out.stderr
+
+
+# -------------------------------------------------------------------------- peg-values, rollouts
+def test_peg_values_needs_out_and_never_touches_the_shipped_table(capsys):
+    shipped = ROOT / "agents" / "trained" / "peg_values.json"
+    before = shipped.read_bytes()
+    refused(capsys, ["peg-values", "--hands", "200"], "--out")
+    assert shipped.read_bytes() == before
+
+
+@pytest.mark.parametrize("command", [["peg-values", "--hands", "400000"],
+                                     ["rollouts", "--games", "6000"]])
+def test_outputs_are_checked_before_the_computation(capsys, tmp_path, command):
+    """Refused at once (these would take minutes), naming the path; nothing is written."""
+    import time
+
+    a_file = tmp_path / "f"
+    a_file.write_text("x")
+    for out in (tmp_path, a_file / "x.out"):
+        started = time.perf_counter()
+        refused(capsys, command + ["--out", str(out)], str(out if out == tmp_path else a_file))
+        assert time.perf_counter() - started < 10
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["f"]
+
+
+@pytest.mark.parametrize("argv,name", [
+    (["rollouts", "--games", "0"], "--games"),
+    (["rollouts", "--workers", "0"], "--workers"),
+    (["rollouts", "--opponent-games", "10"], "--opponent"),
+    (["rollouts", "--opponent", "expert:foo", "--opponent-games", "10"], "expert:foo"),
+    (["rollouts", "--beta", "-1"], "beta"),
+    (["peg-values", "--hands", "-5"], "--hands"),
+    (["peg-values", "--workers", "0"], "--workers"),
+])
+def test_rollouts_and_peg_values_arguments(capsys, tmp_path, argv, name):
+    refused(capsys, argv + ["--out", str(tmp_path / "p.out")], name)
+    assert not (tmp_path / "p.out").exists()
+
+
+def test_another_tournament_in_the_same_db_is_refused_without_saying_resuming(capsys, tmp_path):
+    db = str(tmp_path / "r.sqlite")
+    assert main(TOURNAMENT + ["--db", db]) == 0
+    capsys.readouterr()
+    argv = ["tournament", "--agents", "random", "expert", "--games", "2", "--workers", "1",
+            "--bootstrap", "0", "--db", db]
+    err = refused(capsys, argv, db, "different settings", "another --db")
+    assert "resuming" not in err
+    assert main(TOURNAMENT[:-1] + ["--db", db]) == 0          # the same one: resumed
+    assert "resuming from" in capsys.readouterr().err

@@ -158,3 +158,34 @@ def test_game_refuses_seeds_it_cannot_record():
     with pytest.raises(TypeError, match="seed must be an int, got 'x'"):
         Game(seed="x")
     assert Game(seed=np.int64(5)).to_json() == Game(seed=5).to_json()
+
+
+def test_single_agent_info_mask_is_the_callers():
+    env = SingleAgentCribbageEnv(opponent="random", seed=0)
+    _, info = env.reset(seed=0)
+    legal = env.action_masks().copy()
+    info["action_mask"][:] = 1                   # the caller's copy
+    assert (env.action_masks() == legal).all()
+    card = int(np.flatnonzero(~legal)[0])
+    with pytest.raises(IllegalActionError):
+        env.step(card)
+
+
+def test_action_mask_needs_no_observation_and_matches_it():
+    env = cribenv.raw_env()
+    env.reset(seed=4)
+    agent = env.agent_selection
+    assert (env.action_mask() == env.observe(agent)["action_mask"]).all()
+    with pytest.raises(ValueError, match="unknown agent 'player_9'"):
+        env.observe("player_9")
+
+
+def test_the_fuzzer_runs_clean_and_catches_a_planted_bug(monkeypatch, capsys):
+    from cribenv import fuzz
+
+    assert fuzz.main(["--seconds", "2", "--seed", "1"]) == 0
+    assert " games, " in capsys.readouterr().out
+    monkeypatch.setattr(cribenv.aec.CribbageEnv, "_mask",
+                        staticmethod(lambda game, seat: np.zeros(52, np.int8)))
+    assert fuzz.main(["--seconds", "2"]) == 1
+    assert "--repro" in capsys.readouterr().err

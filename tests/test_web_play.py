@@ -35,4 +35,5 @@ def test_play_without_advice_prints_none():
     out = io.StringIO()
     args = argparse.Namespace(bot="greedy", players=3, target=61, seat=0, seed=2)
     assert play.run(args, input_fn=_first_fitting, out=out) == 0
-    assert "advice" not in out.getvalue().lower()
+    text = out.getvalue()
+    assert "  advice: " not in text and "Advice: " not in text

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from agents.tournament.runner import run_tournament
 from agents.tournament.workers import cores
@@ -50,8 +49,6 @@ def run(args: argparse.Namespace) -> int:
     db = writable_file(args.db, "--db")    # both checked before any game is played
     if args.out:
         writable_dir(args.out, "--out")
-    if db.exists() and db.stat().st_size:
-        print(f"resuming from {db} (games already stored are skipped)", file=sys.stderr)
     report = run_tournament(args.agents, args.games, workers=args.workers, db_path=db,
                             seed=args.seed, rules=rules, progress=not args.no_progress,
                             bootstrap=args.bootstrap, anchor=args.anchor)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 import time
 from collections.abc import Sequence
 
@@ -65,6 +66,9 @@ def run_tournament(agent_specs: Sequence[str], games_per_pair: int, workers: int
             check_or_store_config(conn, config, db_path)
             done = done_keys(conn)
         todo = [t for t in tasks if t.key not in done]
+        if done and progress:   # said once the stored tournament is known to be this one
+            print(f"resuming from {db_path}: {len(tasks) - len(todo)} of {len(tasks)} games "
+                  f"already stored are skipped", file=sys.stderr)
         if chunk_size is None:
             chunk_size = max(1, min(32, math.ceil(len(todo) / (workers * 8)))) if todo else 1
         from tqdm import tqdm
