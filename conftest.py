@@ -11,6 +11,8 @@ NEEDS = {
     "train/*.py": ("torch", "stable_baselines3", "sb3_contrib"),   # the 'train' extra
     "cribenv/vector.py": ("numba",),                                # the 'vector' extra
     "cribenv/_vector*.py": ("numba",),
+    "agents/web/app.py": ("fastapi",),                              # the 'web' extra
+    "agents/web/command.py": ("fastapi",),
 }
 
 collect_ignore_glob = [

@@ -135,7 +135,8 @@ def make_agent(spec: str, seed: int | None = None, **kwargs: Any) -> Agent:
     name, _, arg = spec.partition(":")
     if name == "ppo":
         if not arg:
-            raise ValueError("'ppo:PATH' needs the path of a policy file, e.g. ppo:agents/x.pt")
+            raise ValueError("'ppo:PATH' needs the path of a policy file, e.g. "
+                             "ppo:runs/quick/policy.safetensors (or ppo:shipped)")
         factory = _REGISTRY.get("ppo")
         if factory is None:
             raise ValueError("ppo agents need the training extra: pip install 'cribenv[train]'")
@@ -144,6 +145,9 @@ def make_agent(spec: str, seed: int | None = None, **kwargs: Any) -> Agent:
     if factory is None:
         raise ValueError(f"unknown agent {spec!r}: expected one of "
                          f"{', '.join(available_agents())} or ppo:PATH")
+    if arg or spec.endswith(":"):
+        raise ValueError(f"agent {spec!r}: {name!r} takes nothing after ':' (only ppo:PATH "
+                         f"does); write {name!r}")
     agent = factory(seed=seed, **kwargs)
     return agent
 

@@ -84,7 +84,7 @@ def _numbered_layers(tensors: dict[str, np.ndarray], prefix: str
 
 def _activation(name: str) -> Any:
     """The numpy activation function called ``name``."""
-    if name not in _ACTIVATIONS:
+    if not isinstance(name, str) or name not in _ACTIVATIONS:
         raise PolicyFileError(f"unknown activation {name!r}: expected one of "
                               f"{sorted(_ACTIVATIONS)}")
     return _ACTIVATIONS[name]
@@ -175,8 +175,9 @@ class ExpertPriorActor:
     def from_tensors(cls, path: Path, tensors: dict[str, np.ndarray],
                      config: dict[str, Any]) -> ExpertPriorActor:
         layers = _numbered_layers(tensors, "card")
-        if "beta" not in tensors:
-            raise PolicyFileError(f"{path} has no beta")
+        if "beta" not in tensors or tensors["beta"].size != 1:
+            raise PolicyFileError(f"{path} has no beta (one number), got "
+                                  f"{tensors['beta'].shape if 'beta' in tensors else 'none'}")
         return cls(layers, float(tensors["beta"].reshape(-1)[0]),
                    config.get("activation", "relu"), config)
 
@@ -232,11 +233,23 @@ def load_policy(path: str | Path) -> MlpActor | ExpertPriorActor:
     except json.JSONDecodeError as exc:
         raise PolicyFileError(f"{path}: the config in the metadata is not JSON: {exc}") \
             from None
+    if not isinstance(config, dict):
+        raise PolicyFileError(f"{path}: the config in the metadata must be a JSON object, got "
+                              f"{type(config).__name__} {str(config)[:60]}")
+    for name, array in tensors.items():   # argmax over NaN would play a meaningless card
+        if not np.issubdtype(array.dtype, np.number) or not np.isfinite(array).all():
+            raise PolicyFileError(f"{path}: tensor {name!r} holds non-finite or non-numeric "
+                                  f"values (NaN, inf or {array.dtype}); the file is damaged")
     arch = config.get("arch", "mlp")
-    if arch == "mlp":
-        return MlpActor.from_tensors(path, tensors, config)
-    if arch == "expert-prior":
-        return ExpertPriorActor.from_tensors(path, tensors, config)
+    try:
+        if arch == "mlp":
+            return MlpActor.from_tensors(path, tensors, config)
+        if arch == "expert-prior":
+            return ExpertPriorActor.from_tensors(path, tensors, config)
+    except PolicyFileError as exc:
+        if str(exc).startswith(str(path)):
+            raise
+        raise PolicyFileError(f"{path}: {exc}") from None
     raise PolicyFileError(f"{path}: unknown network {arch!r} (expected 'mlp' or "
                           f"'expert-prior')")
 

@@ -80,6 +80,7 @@ Usage (one game, each agent laying its first legal card)::
 from __future__ import annotations
 
 import operator
+from dataclasses import fields
 from typing import Any
 
 import numpy as np
@@ -88,13 +89,16 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from cribenv import cards as C
-from cribenv.game import Deal, Game, GameOver, HandEnd, Phase, Rules
+from cribenv.checks import card_id, exact_bool, exact_int, real_number
+from cribenv.game import Game, GameOver, HandEnd, Phase, Rules
 from cribenv.observation import OBS_SIZE, encode_game
 
 __all__ = ["env", "raw_env", "CribbageEnv", "ENV_ID"]
 
 ENV_ID = "cribenv/cribbage-v0"
 _SEED_MAX = 2**63 - 1
+_RESET_OPTIONS = frozenset({"deals", "first_dealer", "game_seed"})
+_RULE_OPTIONS = frozenset(f.name for f in fields(Rules)) - {"num_players", "target"}
 
 
 def env(illegal_reward: float = -1.0, **kwargs: Any) -> AECEnv:
@@ -130,6 +134,21 @@ def env(illegal_reward: float = -1.0, **kwargs: Any) -> AECEnv:
 
 _HOT_ATTRIBUTES = ("agent_selection", "agents", "terminations", "truncations", "infos",
                    "rewards", "_cumulative_rewards")
+
+
+def _check_option_names(options: dict[Any, Any]) -> None:
+    """Refuse a misspelt reset option (``"deal"``); other unknown keys are ignored, as
+    Gymnasium does and PettingZoo's API test requires (it resets with ``{"options": 1}``)."""
+    import difflib
+
+    for key in options:
+        if key in _RESET_OPTIONS:
+            continue
+        known = ", ".join(map(repr, sorted(_RESET_OPTIONS)))
+        close = difflib.get_close_matches(str(key), _RESET_OPTIONS, n=1, cutoff=0.6)
+        if close:
+            raise ValueError(f"unknown reset option {key!r}: did you mean {close[0]!r}? "
+                             f"(the options are {known})")
 
 
 def render_table(render_mode: str | None, table: Any, hint: str) -> str | None:
@@ -181,7 +200,19 @@ class _TerminateIllegal(_FastAttributes, wrappers.TerminateIllegalWrapper):
 
 
 class _AssertOutOfBounds(_FastAttributes, wrappers.AssertOutOfBoundsWrapper):
-    """:class:`pettingzoo.utils.wrappers.AssertOutOfBoundsWrapper` with direct attribute reads."""
+    """:class:`pettingzoo.utils.wrappers.AssertOutOfBoundsWrapper` with direct attribute reads,
+    whose message names the refused action."""
+
+    def step(self, action: Any) -> None:
+        if type(action) is int and 0 <= action < 52:
+            return self.env.step(action)  # type: ignore[attr-defined]
+        raw = self._raw
+        agent = raw.agent_selection
+        done = raw.terminations[agent] or raw.truncations[agent]
+        assert (action is None and done) or raw.action_spaces[agent].contains(action), (
+            f"action {action!r} is not in the action space: a card id, an int 0..51"
+            + (" (an agent that is done steps None)" if done else ""))
+        self.env.step(action)  # type: ignore[attr-defined]
 
 
 class _OrderEnforcing(_FastAttributes, wrappers.OrderEnforcingWrapper):
@@ -195,6 +226,8 @@ class _CardSpace(spaces.Discrete):
     def contains(self, x: Any) -> bool:
         if type(x) is int:
             return 0 <= x < 52
+        if isinstance(x, bool):   # Gymnasium counts True as the int 1
+            return False
         return super().contains(x)
 
 
@@ -235,15 +268,21 @@ class CribbageEnv(AECEnv):
             raise ValueError(f"reward must be 'win' or 'points', got {reward!r}")
         if episode not in ("game", "hand"):
             raise ValueError(f"episode must be 'game' or 'hand', got {episode!r}")
-        if target not in (61, 121):
+        if exact_int(target, "target") not in (61, 121):
             raise ValueError(f"target must be 121 or 61, got {target!r}")
         if render_mode not in (None, "human", "ansi"):
             raise ValueError(f"render_mode must be None, 'human' or 'ansi', got {render_mode!r}")
+        unknown = sorted(set(rules) - _RULE_OPTIONS)
+        if unknown:
+            raise TypeError(f"unknown option(s) {', '.join(map(repr, unknown))}; the env takes "
+                            f"num_players, target, reward, episode, skunks, shaping, render_mode "
+                            f"and the Rules fields {', '.join(sorted(_RULE_OPTIONS))}")
         self.rules = Rules(num_players=num_players, target=target, **rules)
+        num_players, target = self.rules.num_players, self.rules.target
         self.reward_mode = reward
         self.episode = episode
-        self.skunks = bool(skunks)
-        self.shaping = float(shaping)
+        self.skunks = exact_bool(skunks, "skunks")
+        self.shaping = real_number(shaping, "shaping")
         self.render_mode = render_mode
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
@@ -259,7 +298,6 @@ class CribbageEnv(AECEnv):
         self._target = target
         self._seed_rng = np.random.default_rng()
         self.game: Game | None = None
-        self._cache: dict[str, dict[str, np.ndarray]] = {}
         self._rewards_paid = False   # some entry of self.rewards may be non-zero
 
     # ---------------------------------------------------------------- spaces
@@ -271,18 +309,30 @@ class CribbageEnv(AECEnv):
 
     # ---------------------------------------------------------------- API
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        if seed is not None:
-            self._seed_rng = np.random.default_rng(seed)
+        if options is not None and not isinstance(options, dict):
+            raise TypeError(f"options must be a dict, got {options!r}")
         options = options or {}
-        deals = options.get("deals")
-        if deals is not None:
-            deals = [d if isinstance(d, Deal) else Deal.from_dict(d) for d in deals]
+        if not _RESET_OPTIONS.issuperset(options):
+            _check_option_names(options)
+        if seed is not None:
+            seed = exact_int(seed, "seed")
+            if seed < 0:
+                raise ValueError(f"seed must be >= 0, got {seed}")
         game_seed = options.get("game_seed")
+        if game_seed is not None:
+            game_seed = exact_int(game_seed, "game_seed")
+        rng = self._seed_rng if seed is None else np.random.default_rng(seed)
+        before = rng.bit_generator.state
         if game_seed is None:
-            game_seed = int(self._seed_rng.integers(_SEED_MAX))
-        self.game = Game(self.rules, seed=game_seed, deals=deals,
-                         first_dealer=options.get("first_dealer"),
-                         max_hands=1 if self.episode == "hand" else None)
+            game_seed = int(rng.integers(_SEED_MAX))
+        try:  # the Game checks the deals and first_dealer
+            self.game = Game(self.rules, seed=game_seed, deals=options.get("deals"),
+                             first_dealer=options.get("first_dealer"),
+                             max_hands=1 if self.episode == "hand" else None)
+        except (TypeError, ValueError):
+            rng.bit_generator.state = before   # a refused reset changes nothing
+            raise
+        self._seed_rng = rng
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -290,20 +340,24 @@ class CribbageEnv(AECEnv):
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
         self._scores = list(self.game.scores)
-        self._cache = {}
         self._apply_points()  # nothing scored yet; keeps one code path
         self.agent_selection = self.agents[self.game.current_player]
 
     def step(self, action: int) -> None:
+        game = self.game
+        if game is None:
+            raise RuntimeError("call reset() before step()")
+        if not self.agents:
+            raise RuntimeError("the game is over and every agent has stepped its final None: "
+                               "call reset() to start another")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        game = self.game
-        assert game is not None, "call reset() before step()"
+        if type(action) is not int:
+            action = card_id(action)   # numpy ints pass; floats, strings, bools, None do not
         self._cumulative_rewards[agent] = 0.0
-        events = game.step(int(action))   # IllegalActionError (clear message) if illegal
-        self._cache = {}
+        events = game.step(action)   # IllegalActionError (clear message) if illegal
         # most steps score nothing and follow a step that paid nothing: rewards stay all zero
         if self._rewards_paid or game.scores != self._scores:
             self._apply_points()
@@ -318,24 +372,35 @@ class CribbageEnv(AECEnv):
             self.render()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        cached = self._cache.get(agent)
-        if cached is not None:
-            return cached
+        """The agent's observation and action mask: new arrays on every call, the caller's to
+        change (nothing is cached, so nothing written to them reaches the env)."""
         game = self.game
-        assert game is not None, "call reset() before observe()"
-        seat = self.agent_name_mapping[agent]
-        obs = encode_game(game, seat)
+        if game is None:
+            raise RuntimeError("call reset() before observe()")
+        seat = self.agent_name_mapping.get(agent)
+        if seat is None:
+            raise ValueError(f"unknown agent {agent!r}; the agents are {self.possible_agents}")
+        return {"observation": encode_game(game, seat), "action_mask": self._mask(game, seat)}
+
+    def action_mask(self, agent: str | None = None) -> np.ndarray:
+        """The mask of ``agent`` (default: the agent to act), a new array, without encoding the
+        observation."""
+        game = self.game
+        if game is None:
+            raise RuntimeError("call reset() before action_mask()")
+        agent = agent or self.agent_selection
+        seat = self.agent_name_mapping.get(agent)
+        if seat is None:
+            raise ValueError(f"unknown agent {agent!r}; the agents are {self.possible_agents}")
+        return self._mask(game, seat)
+
+    @staticmethod
+    def _mask(game: Game, seat: int) -> np.ndarray:
         mask = bytearray(52)
         if game.current_player == seat:
             for c in game.legal_actions():
                 mask[c] = 1
-        out = {"observation": obs, "action_mask": np.frombuffer(mask, np.int8)}
-        self._cache[agent] = out
-        return out
-
-    def action_mask(self, agent: str | None = None) -> np.ndarray:
-        """The mask of ``agent`` (default: the agent to act)."""
-        return self.observe(agent or self.agent_selection)["action_mask"]
+        return np.frombuffer(mask, np.int8)
 
     # ---------------------------------------------------------------- rewards
     def _apply_points(self) -> None:

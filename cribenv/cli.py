@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 # name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
+    "serve": ("agents.web.command", "the web table: play the bots in a browser, replays"),
     "score": ("cribenv.commands.score", "score a hand (or crib) with its breakdown"),
     "discard": ("cribenv.commands.discard", "rank the 15 possible discards by expected value"),
     "play": ("cribenv.commands.play", "play a game against a bot in the terminal"),
@@ -33,6 +34,7 @@ EXTRAS: dict[str, str] = {
     "numba": "vector",
     "torch": "train", "stable_baselines3": "train", "sb3_contrib": "train",
     "tensorboard": "train",
+    "fastapi": "web", "uvicorn": "web", "starlette": "web",
 }
 
 

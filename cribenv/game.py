@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, NamedTuple
 
 from cribenv import cards as C
+from cribenv.checks import exact_bool, exact_int
 from cribenv.scoring import (
     RANK_POINTS_BYTES,
     Breakdown,
@@ -35,7 +36,7 @@ from cribenv.scoring import (
 __all__ = [
     "Rules", "Deal", "Game", "Phase", "PlayerView", "IllegalActionError", "Event",
     "Cut", "Dealt", "Discarded", "StarterTurned", "Played", "Go", "SeriesEnd", "ShowScored",
-    "HandEnd", "GameOver", "legal_cards", "seat_side", "side_count",
+    "Muggins", "HandEnd", "GameOver", "legal_cards", "seat_side", "side_count",
 ]
 
 _VALUE = C.CARD_VALUES
@@ -120,6 +121,11 @@ class Rules:
     for a 61-point game; pass ``double_skunk_line=0`` to disable double skunks, ``skunk_line=0``
     to disable skunks. With ``must_peg_out_exactly`` a scoring unit that would take a side past
     the target scores nothing (a side on 120 of 121 wins only with exactly 1 point).
+
+    ``muggins`` (for human play only: the web table): a person counts their own show with
+    :meth:`Game.claim`; points they overlook go to the next side, which calls "Muggins".
+    Agents never claim, and a show nobody claims is counted in full, so bots, the env and
+    training are unaffected.
     """
 
     num_players: int = 2
@@ -127,12 +133,20 @@ class Rules:
     skunk_line: int | None = None
     double_skunk_line: int | None = None
     must_peg_out_exactly: bool = False
+    muggins: bool = False
 
     def __post_init__(self) -> None:
-        if self.num_players not in (2, 3, 4):
+        if exact_int(self.num_players, "num_players") not in (2, 3, 4):
             raise ValueError(f"num_players must be 2, 3 or 4, got {self.num_players!r}")
-        if not isinstance(self.target, int) or self.target < 1:
+        if exact_int(self.target, "target") < 1:
             raise ValueError(f"target must be a positive int (121 or 61), got {self.target!r}")
+        for name in ("num_players", "target", "skunk_line", "double_skunk_line"):
+            value = getattr(self, name)
+            if value is not None:
+                object.__setattr__(self, name, exact_int(value, name))
+        object.__setattr__(self, "must_peg_out_exactly",
+                           exact_bool(self.must_peg_out_exactly, "must_peg_out_exactly"))
+        object.__setattr__(self, "muggins", exact_bool(self.muggins, "muggins"))
         if self.skunk_line is None:
             object.__setattr__(self, "skunk_line", 91 if self.target == 121 else
                                (31 if self.target == 61 else 0))
@@ -192,8 +206,12 @@ class Deal:
     def normalised(self, rules: Rules) -> Deal:
         """Validate against ``rules`` and return the deal with card ids."""
         n = rules.num_players
-        if self.dealer is not None and not (isinstance(self.dealer, int) and 0 <= self.dealer < n):
+        if self.dealer is not None and not (type(self.dealer) is int and 0 <= self.dealer < n):
             raise ValueError(f"deal dealer must be None or a seat 0..{n - 1}, got {self.dealer!r}")
+        if isinstance(self.hands, str | bytes) or not isinstance(self.hands, Sequence) or any(
+                isinstance(h, bytes) or not isinstance(h, Sequence | str) for h in self.hands):
+            raise ValueError(f"deal hands must be a list of {n} hands (lists of cards), got "
+                             f"{self.hands!r}")
         if len(self.hands) != n:
             raise ValueError(f"a deal for {n} players needs {n} hands, got {len(self.hands)}")
         hands = [C.parse_many(h) for h in self.hands]
@@ -228,7 +246,29 @@ class Deal:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Deal:
+        """The deal of a :meth:`to_dict` record (keys ``hands`` and ``starter``; ``dealer`` and
+        ``crib_card`` optional); other keys or shapes are refused with a ValueError."""
+        if not isinstance(data, dict):
+            raise ValueError(f"a deal is a Deal or a dict with 'hands' and 'starter', got "
+                             f"{data!r}")
+        missing = [k for k in ("hands", "starter") if k not in data]
+        unknown = sorted(set(map(str, data)) - {"dealer", "hands", "starter", "crib_card"})
+        if missing or unknown:
+            problem = ("missing " + ", ".join(missing)) if missing else \
+                ("unknown key(s) " + ", ".join(unknown))
+            raise ValueError(f"a deal dict needs the keys 'hands' and 'starter' (optional: "
+                             f"'dealer', 'crib_card'): {problem} in {data!r}")
         return cls(data.get("dealer"), data["hands"], data["starter"], data.get("crib_card"))
+
+
+def _as_deal(deal: Any) -> Deal:
+    """A :class:`Deal`, or a dict record of one (:meth:`Deal.from_dict`); nothing else."""
+    if isinstance(deal, Deal):
+        return deal
+    if isinstance(deal, dict):
+        return Deal.from_dict(deal)
+    raise ValueError(f"each deal must be a Deal or a dict with 'hands' and 'starter', got "
+                     f"{deal!r}")
 
 
 # --------------------------------------------------------------------------------------------
@@ -300,6 +340,16 @@ class ShowScored(NamedTuple):
         return score_hand_breakdown(list(self.cards), self.starter, self.is_crib)
 
 
+class Muggins(NamedTuple):
+    """``seat`` claimed ``claimed`` of the ``points`` its hand (or crib) was worth; ``caller``
+    called Muggins and took the ``points - claimed`` overlooked (:attr:`Rules.muggins`)."""
+    seat: int
+    is_crib: bool
+    claimed: int
+    points: int
+    caller: int
+
+
 class HandEnd(NamedTuple):
     """The hand is over (all counted, or the game ended during it)."""
     hand_number: int
@@ -312,8 +362,8 @@ class GameOver(NamedTuple):
     game_points: int
 
 
-Event = Cut | Dealt | Discarded | StarterTurned | Played | Go | SeriesEnd | ShowScored | HandEnd \
-    | GameOver
+Event = Cut | Dealt | Discarded | StarterTurned | Played | Go | SeriesEnd | ShowScored | Muggins \
+    | HandEnd | GameOver
 
 
 def event_to_dict(event: Event) -> dict[str, Any]:
@@ -488,20 +538,28 @@ class Game:
     def __init__(self, rules: Rules | None = None, seed: int | None = None,
                  deals: Iterable[Deal] | None = None, first_dealer: int | None = None,
                  max_hands: int | None = None) -> None:
+        if rules is not None and not isinstance(rules, Rules):
+            raise TypeError(f"rules must be a Rules, got {rules!r}")
         self.rules = rules if rules is not None else Rules()
         n = self.rules.num_players
-        self.seed = seed
-        self._rng = random.Random(seed)
-        self._given_deals = [d.normalised(self.rules) for d in (deals or [])]
-        if first_dealer is not None and not (isinstance(first_dealer, int)
-                                             and 0 <= first_dealer < n):
-            raise ValueError(f"first_dealer must be a seat 0..{n - 1}, got {first_dealer!r}")
+        self.seed = seed if seed is None else exact_int(seed, "seed")
+        self._rng = random.Random(self.seed)
+        if deals is not None and (isinstance(deals, Deal | dict | str | bytes)
+                                  or not isinstance(deals, Iterable)):
+            raise ValueError(f"deals must be a list of Deal (one per hand, in order), got "
+                             f"{deals!r}")
+        self._given_deals = [_as_deal(d).normalised(self.rules) for d in (deals or [])]
+        if first_dealer is not None:
+            first_dealer = exact_int(first_dealer, "first_dealer")
+            if not 0 <= first_dealer < n:
+                raise ValueError(f"first_dealer must be a seat 0..{n - 1}, got {first_dealer!r}")
         self._first_dealer_arg = first_dealer
-        if max_hands is not None and max_hands < 1:
+        if max_hands is not None and exact_int(max_hands, "max_hands") < 1:
             raise ValueError(f"max_hands must be None or at least 1, got {max_hands!r}")
         self.max_hands = max_hands
         self.actions: list[int] = []
         self.events: list[Event] = []
+        self.claims: list[tuple[int, int, bool, int]] = []   # Muggins: (move, seat, crib, points)
         self.scores: list[int] = [0] * self.rules.num_sides
         self.winner: int | None = None
         self.game_points = 0
@@ -653,6 +711,7 @@ class Game:
         self.series_start = 0
         self.count = 0
         self.said_go = [False] * n
+        self._claimed: dict[tuple[int, bool], int] = {}
         self._last_player: int | None = None
         self.phase = Phase.DISCARD
         self.current_player = (dealer + 1) % n
@@ -764,18 +823,58 @@ class Game:
             pts = show_points(hand[0], hand[1], hand[2], hand[3], starter, False,
                               RANK_POINTS_BYTES)
             self.events.append(ShowScored(seat, False, tuple(hand), starter, pts))
-            if pts and self._score(self._side[seat], pts):
+            if pts and self._count_show(seat, False, pts):
                 return
         crib = self.crib
         pts = show_points(crib[0], crib[1], crib[2], crib[3], starter, True, RANK_POINTS_BYTES)
         self.events.append(ShowScored(self.dealer, True, tuple(self.crib), starter, pts))
-        if pts and self._score(self._side[self.dealer], pts):
+        if pts and self._count_show(self.dealer, True, pts):
             return
         self.events.append(HandEnd(self.hand_number))
         if self.max_hands is not None and self.hand_number + 1 >= self.max_hands:
             self.phase = Phase.GAME_OVER   # cut short: no winner
             return
         self._new_hand()
+
+    def _count_show(self, seat: int, is_crib: bool, pts: int) -> bool:
+        """Score a show of ``pts`` for ``seat``: in full, or with Muggins what the seat claimed,
+        the overlooked rest to the next seat's side. True if it ends the game."""
+        claimed = self._claimed.get((seat, is_crib))
+        if claimed is None or claimed >= pts:
+            return self._score(self._side[seat], pts)
+        caller = (seat + 1) % self.rules.num_players
+        self.events.append(Muggins(seat, is_crib, claimed, pts, caller))
+        if claimed and self._score(self._side[seat], claimed):
+            return True
+        return self._score(self._side[caller], pts - claimed)
+
+    def claim(self, seat: int, points: int, crib: bool = False) -> None:
+        """Muggins (:attr:`Rules.muggins`, human play only): ``seat`` counts its hand (or, for
+        the dealer, the crib) of this hand as ``points``. At the show it scores what it claimed
+        (at most the true count) and the next seat's side takes what it overlooked.
+
+            >>> deal = Deal(0, ["5C 5D 5H JS 2C 3C", "AH 2H 3H 7D 8D KS"], "5S")
+            >>> game = Game(Rules(muggins=True), seed=0, deals=[deal])
+            >>> game.claim(0, 28)       # a 29 hand counted as 28
+            >>> for card in "8D KS 2C 3C AH 5C 2H 5D 3H 5H 7D JS".split():
+            ...     _ = game.step(card)
+            >>> [e for e in game.events if type(e) is Muggins]
+            [Muggins(seat=0, is_crib=False, claimed=28, points=29, caller=1)]
+        """
+        if not self.rules.muggins:
+            raise ValueError("claims are for Muggins games: Rules(muggins=True)")
+        n = self.rules.num_players
+        if type(seat) is not int or not 0 <= seat < n:
+            raise ValueError(f"seat must be 0..{n - 1}, got {seat!r}")
+        if crib and seat != self.dealer:
+            raise ValueError(f"seat {seat} does not deal this hand: the crib is seat "
+                             f"{self.dealer}'s")
+        if type(points) is not int or not 0 <= points <= 29:
+            raise ValueError(f"a show claim is 0..29 points, got {points!r}")
+        if self.phase is Phase.GAME_OVER:
+            raise ValueError("the game is over: nothing to claim")
+        self._claimed[(seat, bool(crib))] = points
+        self.claims.append((len(self.actions), seat, bool(crib), points))
 
     # ---------------------------------------------------------------- internals: scoring
     def _score(self, side: int, pts: int) -> bool:
@@ -816,6 +915,8 @@ class Game:
             d[key] = list(d[key])
         for key in ("hands", "kept", "discards"):
             d[key] = [list(x) for x in d[key]]
+        d["claims"] = list(self.claims)
+        d["_claimed"] = dict(self._claimed)
         new.__dict__.update(d)
         return new
 
@@ -833,6 +934,7 @@ class Game:
             "actions": [C.to_str(c) for c in self.actions],
             "scores": list(self.scores),
             "winner": self.winner,
+            **({"claims": [list(c) for c in self.claims]} if self.claims else {}),
         }
 
     def to_json(self) -> str:
@@ -848,7 +950,11 @@ class Game:
         game = cls(Rules(**record["rules"]), seed=record["seed"],
                    deals=[Deal.from_dict(d) for d in record.get("deals", [])],
                    first_dealer=record.get("first_dealer"), max_hands=record.get("max_hands"))
+        claims = sorted(record.get("claims", []))
         for i, action in enumerate(record["actions"]):
+            while claims and claims[0][0] == i:
+                _, seat, crib, points = claims.pop(0)
+                game.claim(seat, points, crib=crib)
             try:
                 game.step(action)
             except IllegalActionError as exc:

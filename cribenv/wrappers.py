@@ -156,6 +156,7 @@ class SingleAgentCribbageEnv(gymnasium.Env):
         self.learner: str = self.aec.possible_agents[self.learner_seat]
         self._by_agent: dict[str, _Seat] = {}
         self._done = True
+        self._mask = np.zeros(52, np.int8)   # the learner's legal cards (from the last observe)
 
     # ---------------------------------------------------------------- opponents
     def _check_seat(self, seat: int | None) -> None:
@@ -233,27 +234,28 @@ class SingleAgentCribbageEnv(gymnasium.Env):
         if aec.agent_selection != self.learner or aec.terminations[self.learner]:
             raise RuntimeError("the game ended before the learner's first decision")
         obs = aec.observe(self.learner)
-        return obs["observation"], {"action_mask": obs["action_mask"], "learner_seat": seat}
+        self._mask = obs["action_mask"]   # the wrapper's own; the caller gets a copy
+        return obs["observation"], {"action_mask": self._mask.copy(), "learner_seat": seat}
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         if self._done:
             raise RuntimeError("the episode is over (or never began): call reset() first")
         aec = self.aec
         learner = self.learner
-        mask = aec.observe(learner)["action_mask"]
+        mask = self._mask
         try:
             card = operator.index(action)     # ints, numpy integers; not floats or strings
-            legal = 0 <= card < 52 and mask[card]
+            legal = 0 <= card < 52 and mask[card] and action is not True and action is not False
         except TypeError:
             card, legal = action, False
         if not legal:
-            return self._illegal(card, mask)
+            return self._illegal(action, mask)
         aec.step(card)
         self._play_opponents()
         reward = aec._cumulative_rewards[learner]
         obs = aec.observe(learner)
-        info: dict[str, Any] = {"action_mask": obs["action_mask"], "learner_seat":
-                                self.learner_seat}
+        self._mask = mask = obs["action_mask"]
+        info: dict[str, Any] = {"action_mask": mask.copy(), "learner_seat": self.learner_seat}
         terminated = aec.terminations[learner]
         if terminated:
             self._done = True
@@ -283,7 +285,8 @@ class SingleAgentCribbageEnv(gymnasium.Env):
     def _illegal(self, card: Any, mask: np.ndarray
                  ) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         legal = C.to_str_many(int(c) for c in np.flatnonzero(mask))
-        what = C.to_str(card) if isinstance(card, int) and 0 <= card < 52 else repr(card)
+        what = (C.to_str(int(card)) if isinstance(card, int | np.integer) and not
+                isinstance(card, bool) and 0 <= card < 52 else repr(card))
         if self.illegal_action == "raise":
             raise IllegalActionError(
                 f"illegal action {what} for the learner ({self.learner}): the legal cards "
@@ -300,7 +303,7 @@ class SingleAgentCribbageEnv(gymnasium.Env):
         the method sb3-contrib's ``MaskablePPO`` looks for."""
         if self._done:
             return np.zeros(52, bool)
-        return self.aec.observe(self.learner)["action_mask"].astype(bool)
+        return self._mask.astype(bool)
 
     def render(self) -> str | None:
         return render_table(self.render_mode, self.aec._table,

@@ -13,10 +13,14 @@ schedule, random states) and the settings' fingerprint.
 
 from __future__ import annotations
 
+import csv
+import dataclasses
 import json
 import os
 import random
+import re
 import shutil
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,6 +30,7 @@ import numpy as np
 from train.config import TrainConfig
 
 CHECKPOINT_FORMAT = "cribenv-checkpoint/1"
+_CHECKPOINT_NAME = re.compile(r"step-[0-9]{9}")
 
 
 class CheckpointError(ValueError):
@@ -116,7 +121,12 @@ def read_checkpoint(run_dir: Path) -> tuple[Path, dict[str, Any]]:
     latest = run_dir / "checkpoints" / "LATEST"
     if not latest.is_file():
         raise CheckpointError(f"nothing to resume: no checkpoint in {run_dir / 'checkpoints'}")
-    ckpt = run_dir / "checkpoints" / latest.read_text().strip()
+    raw = latest.read_bytes()
+    name = raw.decode("ascii", "replace").strip()
+    if not _CHECKPOINT_NAME.fullmatch(name):
+        raise CheckpointError(f"{latest} is damaged: it should name a checkpoint folder like "
+                              f"step-000040960, but holds {raw[:40]!r}")
+    ckpt = run_dir / "checkpoints" / name
     state_file = ckpt / "state.json"
     if not state_file.is_file() or not (ckpt / "model.zip").is_file():
         raise CheckpointError(f"checkpoint {ckpt} is incomplete (state.json or model.zip "
@@ -155,3 +165,75 @@ def load_model(ckpt: Path, env, device: str = "cpu"):
     except Exception as exc:  # zipfile / torch / pickle errors of a damaged archive
         raise CheckpointError(f"checkpoint {ckpt / 'model.zip'} cannot be loaded: "
                               f"{type(exc).__name__}: {exc}") from None
+
+
+def resume_settings(saved: Any, requested: dict[str, Any], resumable: Iterable[str]
+                    ) -> tuple[Any, dict[str, tuple[Any, Any]]]:
+    """The settings a resumed run goes on with, and what changed (``{name: (old, new)}``).
+
+    ``saved`` is the run's own settings (a dataclass, its ``config.json``); ``requested`` the
+    settings asked for (on the command line only the flags given). A ``resumable`` one (length,
+    hardware, bookkeeping) takes the requested value; any other one that differs is refused,
+    since the checkpoint was trained with the saved value.
+
+        >>> from train.selfplay import SelfPlayConfig
+        >>> run = SelfPlayConfig(total_steps=6_000)
+        >>> resume_settings(run, {"total_steps": 9_000}, SelfPlayConfig.RESUMABLE)[1]
+        {'total_steps': (6000, 9000)}
+        >>> try:
+        ...     resume_settings(run, {"gamma": 0.5}, SelfPlayConfig.RESUMABLE)
+        ... except CheckpointError as exc:
+        ...     print(str(exc).split(": ")[1])
+        gamma (the run has 0.99, asked 0.5); start a new --run-dir to train with other settings
+    """
+    resumable = set(resumable)
+    changed: dict[str, tuple[Any, Any]] = {}
+    refused = []
+    for name, value in requested.items():
+        old = getattr(saved, name)
+        if value == old:
+            continue
+        if name in resumable:
+            changed[name] = (old, value)
+        else:
+            refused.append(f"{name} (the run has {old!r}, asked {value!r})")
+    if refused:
+        raise CheckpointError("the run was started with different settings, which a resumed "
+                              f"run keeps: {'; '.join(refused)}; start a new --run-dir to "
+                              "train with other settings")
+    merged = dataclasses.replace(saved, **{k: new for k, (_, new) in changed.items()})
+    return merged, changed
+
+
+def describe_resume(config: Any, changed: dict[str, tuple[Any, Any]],
+                    resumable: Iterable[str]) -> str:
+    """One line saying which of a resumed run's own settings it kept and which changed."""
+    kept = ", ".join(f"{k} {getattr(config, k)}" for k in resumable if k not in changed)
+    text = f"kept the run's settings ({kept})"
+    if changed:
+        text += "; changed " + ", ".join(f"{k} {a} -> {b}" for k, (a, b) in changed.items())
+    return text
+
+
+def truncate_log(path: Path, step: int, column: str = "step") -> int:
+    """Keep the rows of CSV log ``path`` logged up to the checkpoint at ``step``: every row
+    before the first one whose ``column`` is past ``step`` (rows without a value, such as
+    SB3's evaluation rows, belong to the step before them). A resumed run logs the rest
+    again, so each row is kept once. Returns how many rows were kept."""
+    if not path.exists():
+        return 0
+    with path.open(newline="") as f:
+        rows = list(csv.reader(f))
+    if not rows:
+        return 0
+    at = rows[0].index(column)
+    keep = []
+    for row in rows[1:]:
+        if len(row) > at and row[at] != "" and float(row[at]) > step:
+            break
+        keep.append(row)
+    tmp = path.with_name(path.name + ".tmp")
+    with tmp.open("w", newline="") as f:
+        csv.writer(f).writerows([rows[0]] + keep)
+    os.replace(tmp, path)
+    return len(keep)

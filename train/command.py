@@ -7,6 +7,8 @@ import json
 from dataclasses import fields
 from pathlib import Path
 
+from cribenv.checks import writable_dir
+from train.checkpoints import CheckpointError, read_checkpoint, resume_settings
 from train.config import HELP, TrainConfig
 from train.selfplay import SelfPlayConfig
 
@@ -40,7 +42,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--backend", choices=BACKENDS, default="selfplay",
                         help="trainer (default selfplay)")
     parser.add_argument("--resume", action="store_true",
-                        help="continue the run in --run-dir from its last checkpoint")
+                        help="continue the run in --run-dir from its last checkpoint, with its "
+                             "own settings: only the flags given change them, and only the "
+                             "length, hardware and bookkeeping ones (total-steps, threads, "
+                             "checkpoint-every, eval-every, eval-games, ...); another setting "
+                             "given that differs is refused. With --backend sb3 this loads an "
+                             "SB3 archive (pickle): resume only runs you made")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     ours, theirs = SelfPlayConfig(), TrainConfig()
     names = {f.name for f in fields(SelfPlayConfig)}
@@ -73,12 +80,25 @@ def _bool(text: str) -> bool:
     raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
 
 
-def build_config(args: argparse.Namespace):
-    """The settings of the chosen backend from --config and the flags given."""
+def read_settings(path: str | Path, what: str) -> dict:
+    """The JSON object of settings in ``path`` (ValueError naming the file otherwise)."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise ValueError(f"{what} {str(path)!r} does not exist") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{what} {str(path)!r} is not a readable JSON file: {exc}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{what} {str(path)!r} must hold a JSON object of settings, got "
+                         f"{type(data).__name__}")
+    return data
+
+
+def requested_settings(args: argparse.Namespace) -> dict:
+    """The settings asked for: those of --config, then the flags given (never the defaults)."""
     kind, _ = _backend(getattr(args, "backend", "selfplay"))
-    data = {}
-    if args.config:
-        data = json.loads(Path(args.config).read_text())
+    data = read_settings(args.config, "--config") if args.config else {}
     known = {f.name for f in fields(kind)}
     for f in fields(kind):
         value = getattr(args, f.name, None)
@@ -87,14 +107,44 @@ def build_config(args: argparse.Namespace):
     for name in ({f.name for f in fields(SelfPlayConfig)} | {f.name for f in fields(TrainConfig)}
                  ) - known:
         if getattr(args, name, None) is not None:
-            raise SystemExit(f"cribenv train: --{name.replace('_', '-')} is not a setting of "
-                             f"the {args.backend} backend")
-    return kind.from_dict(data)
+            raise ValueError(f"--{name.replace('_', '-')} is not a setting of the "
+                             f"{args.backend} backend")
+    return data
+
+
+def build_config(args: argparse.Namespace):
+    """The settings of the chosen backend: a new run's from its defaults, --config and the
+    flags; a resumed run's from its own ``config.json``, with the resumable settings given
+    explicitly applied (another setting given that differs is refused, naming it)."""
+    kind, _ = _backend(getattr(args, "backend", "selfplay"))
+    data = requested_settings(args)
+    if not getattr(args, "resume", False):
+        return kind.from_dict(data)
+    config_file = Path(args.run_dir) / "config.json"
+    if not config_file.is_file():
+        raise CheckpointError(f"nothing to resume: {config_file} does not exist")
+    try:
+        saved = kind.from_dict(read_settings(config_file, "the run's settings"))
+    except (TypeError, CheckpointError):
+        raise
+    except ValueError as exc:
+        raise ValueError(f"{config_file} does not hold {args.backend} settings ({exc}); was "
+                         f"the run made with another --backend?") from None
+    kind.from_dict({**saved.to_dict(), **data})   # each value checked as for a new run
+    return resume_settings(saved, data, kind.RESUMABLE)[0]
 
 
 def run(args: argparse.Namespace) -> int:
     _, train = _backend(args.backend)
+    writable_dir(args.run_dir, "--run-dir")
     config = build_config(args)
+    if args.resume:
+        ckpt, state = read_checkpoint(Path(args.run_dir))
+        if isinstance(state.get("step"), int) and state["step"] >= config.total_steps:
+            print(f"nothing left to train: {ckpt} is at step {state['step']:,} and the run's "
+                  f"total_steps is {config.total_steps:,}; pass --total-steps N to train "
+                  f"further")
+            return 0
     try:
         train(config, args.run_dir, resume=args.resume, progress=not args.no_progress)
     except KeyboardInterrupt:

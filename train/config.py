@@ -16,7 +16,8 @@ class TrainConfig:
     # length and hardware
     total_steps: int = 200_000          # learner decisions (env steps) to train for
     n_envs: int = 8                     # parallel games per rollout
-    threads: int = 2                    # torch threads (cores) for the network
+    threads: int = 1                    # torch threads for the network (1 is fastest on
+                                        # small nets: more threads contend with the envs)
     seed: int = 0
     # game
     num_players: int = 2
@@ -58,6 +59,9 @@ class TrainConfig:
     eval_every: int = 50_000
     eval_games: int = 200               # per heuristic (duplicate pairs), 0 disables
 
+    #: settings that may change when a run is resumed
+    RESUMABLE = ("total_steps", "threads", "checkpoint_every", "eval_every", "eval_games")
+
     def __post_init__(self) -> None:
         if self.reward not in ("win", "points"):
             raise ValueError(f"reward must be 'win' or 'points', got {self.reward!r}")
@@ -95,9 +99,7 @@ class TrainConfig:
 
     def fingerprint(self) -> str:
         """A hash of the settings that must not change when a run is resumed."""
-        fixed = {k: v for k, v in self.to_dict().items()
-                 if k not in ("total_steps", "threads", "checkpoint_every", "eval_every",
-                              "eval_games")}
+        fixed = {k: v for k, v in self.to_dict().items() if k not in self.RESUMABLE}
         if fixed["policy"] == "mlp":  # runs made before the expert-prior network existed
             for name in ("policy", "card_arch", "beta", "init_policy"):
                 fixed.pop(name)

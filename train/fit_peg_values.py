@@ -1,6 +1,6 @@
 """Learn the pegging value of kept hands from expert self-play (see :mod:`agents.peg_values`).
 
-    cribenv peg-values --hands 400000 --workers 2 --out agents/trained/peg_values.json
+    cribenv peg-values --hands 400000 --workers 2 --out runs/peg_values.json
 
 Each sample is the first hand of a fresh game, expert against expert, where the observed seat
 keeps one of its ``top_k`` best throws by the expert's show value, uniformly at random, so the
@@ -19,6 +19,7 @@ import numpy as np
 from agents.arena import run_game
 from agents.expert import ExpertAgent
 from agents.peg_values import NUM_KEEP_FEATURES, PegValues, keep_features
+from cribenv.checks import int_arg, writable_file
 from cribenv.game import Game, Phase, Played, PlayerView, Rules, SeriesEnd
 
 
@@ -90,16 +91,24 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.description = ("Measure the pegging value of kept hands by expert self-play and fit "
                           "the table the expert-prior policy reads "
                           "(agents/trained/peg_values.json).")
-    parser.add_argument("--hands", type=int, default=400_000, help="hands to play (400000)")
-    parser.add_argument("--workers", type=int, default=2, help="processes (2)")
-    parser.add_argument("--top-k", type=int, default=6,
+    parser.epilog = ("The table the bots read ships as agents/trained/peg_values.json; write "
+                     "a new one elsewhere and compare its held-out R^2 before replacing it.")
+    parser.add_argument("--hands", type=int_arg(100), default=400_000, metavar="N",
+                        help="hands to play (400000)")
+    parser.add_argument("--workers", type=int_arg(1), default=2, metavar="N",
+                        help="processes (2)")
+    parser.add_argument("--top-k", type=int_arg(1), default=6, metavar="K",
                         help="the observed seat keeps one of its k best throws at random (6)")
-    parser.add_argument("--seed", type=int, default=0, help="seed (0)")
-    parser.add_argument("--out", default="agents/trained/peg_values.json", help="output file")
+    parser.add_argument("--seed", type=int_arg(0), default=0, help="seed (0)")
+    parser.add_argument("--out", required=True, metavar="FILE",
+                        help="the JSON table to write (required, so that the shipped table "
+                             "is never replaced by accident)")
 
 
 def run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
+
+    writable_file(args.out, "--out")   # before the hands are played
 
     chunk = 2_000
     jobs = [(min(chunk, args.hands - s), args.seed * 10_000 + s // chunk, args.top_k)

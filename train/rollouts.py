@@ -33,6 +33,7 @@ from agents.arena import run_game
 from agents.expert import ExpertAgent
 from agents.features import FEATURES_VERSION, PRIOR_CLIP, best_throws, card_features
 from agents.ppo import ExpertPriorActor, PPOAgent
+from cribenv.checks import int_arg, real_number, writable_file
 from cribenv.game import Game, Phase, Played, PlayerView, Rules, SeriesEnd
 
 ENDGAME = 100   # no samples once a side has this many points (pegging out dominates there)
@@ -299,21 +300,22 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.description = ("Fit the expert-prior card network to paired rollouts of every legal "
                           "card (a policy-improvement step on the expert) and write an "
                           "expert-prior policy file.")
-    parser.add_argument("--games", type=int, default=6000, help="games to sample from (6000)")
-    parser.add_argument("--workers", type=int, default=2, help="processes (2)")
-    parser.add_argument("--card-arch", type=int, nargs="+", default=[64, 64],
+    parser.add_argument("--games", type=int_arg(1), default=6000,
+                        help="games to sample from (6000)")
+    parser.add_argument("--workers", type=int_arg(1), default=2, help="processes (2)")
+    parser.add_argument("--card-arch", type=int_arg(1), nargs="+", default=[64, 64],
                         help="hidden layers of the card network (64 64)")
-    parser.add_argument("--epochs", type=int, default=30, help="fitting epochs (30)")
+    parser.add_argument("--epochs", type=int_arg(1), default=30, help="fitting epochs (30)")
     parser.add_argument("--beta", type=float, default=3.0,
                         help="logit scale of the written policy (3.0)")
-    parser.add_argument("--seed", type=int, default=0, help="seed (0)")
+    parser.add_argument("--seed", type=int_arg(0), default=0, help="seed (0)")
     parser.add_argument("--out", required=True, help="policy file to write")
-    parser.add_argument("--discard-games", type=int, default=0,
+    parser.add_argument("--discard-games", type=int_arg(0), default=0,
                         help="games whose first discards are rolled out to the end of the hand "
                              "(0: discards stay at the prior)")
     parser.add_argument("--opponent", help="a bot (e.g. greedy) for --opponent-games more "
                                            "games of the expert against it")
-    parser.add_argument("--opponent-games", type=int, default=0,
+    parser.add_argument("--opponent-games", type=int_arg(0), default=0,
                         help="games against --opponent whose expert decisions are rolled out")
     parser.add_argument("--policy", help="an expert-prior policy file to play and roll out with "
                                          "instead of the expert (a further improvement round)")
@@ -377,6 +379,19 @@ def fit_rollouts(games: int, out: str | Path, workers: int = 2, seed: int = 0,
     and replaces the discard rows kept at the prior; with ``opponent_games``, that many games
     of the expert against the bot ``opponent`` add the expert's play decisions against it."""
     card_arch = list(card_arch or [64, 64])
+    writable_file(out, "the policy file")          # every output, before the simulation
+    if data_path and not Path(data_path).is_file():
+        writable_file(data_path, "the rollout cache")
+    if opponent_games and not opponent:
+        raise ValueError("opponent_games needs an opponent (--opponent BOT)")
+    if opponent:
+        make_agent(opponent, seed=0)
+    if not real_number(beta, "beta") > 0:
+        raise ValueError(f"beta must be > 0, got {beta}")
+    if policy:
+        from agents.ppo import load_policy
+
+        load_policy(policy)
     started = time.perf_counter()
     cache = Path(data_path) if data_path else None
     data = _cached(cache, games, lambda: _simulate_parallel(_work, games, seed * 100_000, policy,

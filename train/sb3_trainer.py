@@ -33,12 +33,15 @@ from typing import Any
 from train.checkpoints import (
     CheckpointError,
     RunState,
+    describe_resume,
     has_checkpoint,
     load_checkpoint,
     load_model,
+    resume_settings,
     rng_state,
     save_checkpoint,
     set_rng_state,
+    truncate_log,
 )
 from train.config import TrainConfig
 from train.evaluation import append_csv, evaluation_row
@@ -117,7 +120,6 @@ def train(config: TrainConfig, run_dir: str | Path, resume: bool = False,
           progress: bool = True, log: Callable[[str], None] = print) -> Path:
     """Train (or resume) a run; returns the path of the final policy file."""
     import torch
-    from stable_baselines3.common.logger import configure
     from tqdm import tqdm
 
     run_dir = Path(run_dir)
@@ -126,12 +128,13 @@ def train(config: TrainConfig, run_dir: str | Path, resume: bool = False,
     if resume:
         if not config_file.is_file():
             raise CheckpointError(f"nothing to resume: {config_file} does not exist")
-        saved = TrainConfig.load(config_file)
-        # the length and hardware may change on resume; the rest must match
-        for name in ("total_steps", "threads", "checkpoint_every", "eval_every", "eval_games"):
-            setattr(saved, name, getattr(config, name))
-        config = saved
+        # the length, hardware and bookkeeping may change on resume; the rest must match
+        config, changed = resume_settings(TrainConfig.load(config_file), config.to_dict(),
+                                          TrainConfig.RESUMABLE)
+        torch.set_num_threads(config.threads)
         ckpt, state = load_checkpoint(run_dir, config)
+        if changed:
+            config.save(config_file)   # the run's settings from now on
     else:
         if has_checkpoint(run_dir):
             raise CheckpointError(f"{run_dir} already holds a run: pass --resume to continue "
@@ -152,7 +155,10 @@ def train(config: TrainConfig, run_dir: str | Path, resume: bool = False,
                                       f"which is missing")
             pool.add_snapshot(snap)
         set_rng_state(state.rng)
-        log(f"resumed {run_dir} from {ckpt.name} at step {state.step:,}")
+        for name in ("eval.csv",):   # rows logged after the checkpoint are logged again
+            truncate_log(run_dir / name, state.step)
+        log(f"resumed {run_dir} from {ckpt.name} at step {state.step:,}; "
+            + describe_resume(config, changed, TrainConfig.RESUMABLE))
     else:
         model = new_model(config, env)
         next_checkpoint = config.checkpoint_every
@@ -163,7 +169,7 @@ def train(config: TrainConfig, run_dir: str | Path, resume: bool = False,
                          next_checkpoint=next_checkpoint, rng={},
                          fingerprint=config.fingerprint())
     state.env_resets = resets
-    model.set_logger(configure(str(run_dir / "logs"), ["csv", "tensorboard"]))
+    model.set_logger(_logger(run_dir / "logs", state.step if ckpt is not None else None))
     (run_dir / "pool").mkdir(exist_ok=True)
 
     stop = {"stop": False}
@@ -205,15 +211,44 @@ def train(config: TrainConfig, run_dir: str | Path, resume: bool = False,
     step = model.num_timesteps
     _checkpoint(run_dir, model, state, pool, step)
     elapsed = time.perf_counter() - started
-    speed = (step - start_steps) / elapsed if elapsed > 0 else 0.0
+    trained = step - start_steps
+    speed = trained / elapsed if elapsed > 0 else 0.0
     final = export_policy(model, run_dir / "policy.safetensors", config, step,
-                          {"steps_per_second": round(speed, 1)})
+                          {"steps_per_second": round(speed, 1)} if trained else {})
     plot_learning_curve(run_dir)
-    log(f"{'stopped' if stop['stop'] else 'finished'} at step {step:,} "
-        f"({speed:,.0f} env steps/s while learning); policy: {final}")
+    rate = (f"{trained:,} steps at {speed:,.0f} env steps/s while learning" if trained else
+            f"nothing left to train: the run had reached total_steps {config.total_steps:,}; "
+            f"pass --total-steps to train further")
+    log(f"{'stopped' if stop['stop'] else 'finished'} at step {step:,} ({rate}); "
+        f"policy: {final}")
     if stop["stop"]:
         raise KeyboardInterrupt
     return final
+
+
+def _logger(folder: Path, resumed_at: int | None):
+    """SB3's logger writing ``progress.csv`` and TensorBoard events into ``folder``. A resumed
+    run keeps the CSV rows logged up to its checkpoint (SB3 alone would start the file over)
+    and hides the TensorBoard events logged after it, so each step is logged once."""
+    from stable_baselines3.common.logger import CSVOutputFormat, Logger, TensorBoardOutputFormat
+    from torch.utils.tensorboard import SummaryWriter
+
+    folder.mkdir(parents=True, exist_ok=True)
+    csv_path = folder / "progress.csv"
+    kept: list[str] = []
+    if resumed_at is not None and csv_path.exists():
+        truncate_log(csv_path, resumed_at, column="time/total_timesteps")
+        kept = csv_path.read_text().splitlines()
+    progress = CSVOutputFormat(str(csv_path))   # opens the file empty ("w+")
+    if kept:
+        progress.keys = kept[0].split(",")
+        progress.file.write("\n".join(kept) + "\n")
+        progress.file.flush()
+    board = TensorBoardOutputFormat(str(folder))
+    if resumed_at is not None:
+        board.writer.close()
+        board.writer = SummaryWriter(log_dir=str(folder), purge_step=resumed_at + 1)
+    return Logger(folder=str(folder), output_formats=[progress, board])
 
 
 def _imitate(model, config: TrainConfig, progress: bool, log: Callable[[str], None]) -> None:

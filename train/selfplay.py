@@ -48,9 +48,12 @@ from cribenv.observation import OBS_SIZE
 from cribenv.vector import VectorGame
 from train.checkpoints import (
     CheckpointError,
+    describe_resume,
     has_checkpoint,
     read_checkpoint,
+    resume_settings,
     save_checkpoint,
+    truncate_log,
 )
 from train.evaluation import append_csv, evaluation_row
 from train.learning_curve import plot_learning_curve, plot_win_rates
@@ -801,13 +804,21 @@ def _open_run(config: SelfPlayConfig, run_dir: Path, resume: bool
     except (ValueError, TypeError) as exc:
         raise CheckpointError(f"{config_file} is not a self-play run's settings ({exc}); "
                               f"was it made with --backend sb3?") from None
-    for name in SelfPlayConfig.RESUMABLE:  # the length and hardware may change on resume
-        setattr(saved, name, getattr(config, name))
+    # the length, hardware and bookkeeping may change on resume; the rest must match
+    saved, changed = resume_settings(saved, config.to_dict(), SelfPlayConfig.RESUMABLE)
     ckpt, state = read_checkpoint(run_dir)
     if state.get("trainer") != TRAINER:
         raise CheckpointError(f"checkpoint {ckpt} is not a self-play checkpoint")
-    if state["fingerprint"] != saved.fingerprint():
-        raise CheckpointError(f"checkpoint {ckpt} was made with different settings")
+    if state.get("fingerprint") != saved.fingerprint():
+        raise CheckpointError(f"checkpoint {ckpt} was made with different settings than "
+                              f"{config_file}")
+    if changed:
+        saved.save(config_file)   # the run's settings from now on
+    _torch().set_num_threads(saved.threads)   # the run's own hardware settings
+    import numba
+
+    numba.set_num_threads(min(saved.engine_threads, numba.config.NUMBA_NUM_THREADS))
+    print(f"resuming: {describe_resume(saved, changed, SelfPlayConfig.RESUMABLE)}")
     return saved, state, ckpt
 
 
@@ -854,18 +865,20 @@ def _tensorboard(run_dir: Path):
         from torch.utils.tensorboard import SummaryWriter
     except ImportError:  # pragma: no cover - tensorboard is optional
         return None
-    return SummaryWriter(str(run_dir / "logs"))
+    # a resumed run hides the events logged after its checkpoint (the last progress row left
+    # by the truncation), so TensorBoard shows each step once
+    progress = run_dir / "logs" / "progress.csv"
+    last = None
+    if progress.exists():
+        with progress.open(newline="") as f:
+            steps = [r["step"] for r in csv.DictReader(f) if r.get("step")]
+        last = int(float(steps[-1])) if steps else None
+    return SummaryWriter(str(run_dir / "logs"), purge_step=None if last is None else last + 1)
 
 
 def _truncate_csv(path: Path, step: int) -> None:
     """Keep the rows of ``path`` logged at or before ``step`` (a resumed run logs the rest)."""
-    if not path.exists():
-        return
-    with path.open(newline="") as f:
-        rows = list(csv.reader(f))
-    keep = [rows[0]] + [r for r in rows[1:] if int(r[rows[0].index("step")]) <= step]
-    with path.open("w", newline="") as f:
-        csv.writer(f).writerows(keep)
+    truncate_log(path, step)
 
 
 def _log_update(run_dir: Path, writer, stats: dict[str, float]) -> None:

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
 
 from agents.tournament.runner import run_tournament
 from agents.tournament.workers import cores
+from cribenv.checks import int_arg, writable_dir, writable_file
 from cribenv.game import Rules
 
 
@@ -21,31 +20,35 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--agents", nargs="+", required=True, metavar="SPEC",
                         help="agent specs (random, greedy, expert, ppo:PATH), optionally "
                              "labelled LABEL=SPEC (e.g. random2=random)")
-    parser.add_argument("--games", type=int, default=200, metavar="N",
+    parser.add_argument("--games", type=int_arg(2), default=200, metavar="N",
                         help="games per pair, even: N/2 deals x 2 seatings (default 200)")
-    parser.add_argument("--workers", type=int, default=cores(),
+    parser.add_argument("--workers", type=int_arg(1), default=cores(), metavar="N",
                         help="worker processes (default: all cores, here %(default)s)")
     parser.add_argument("--db", default="results.sqlite",
                         help="SQLite results database; an existing one is resumed "
                              "(default %(default)s)")
-    parser.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
+    parser.add_argument("--seed", type=int_arg(0), default=0, help="tournament seed (default 0)")
     parser.add_argument("--target", type=int, default=121, choices=(61, 121),
                         help="game target (default 121; skunk lines follow the target)")
     parser.add_argument("--out", metavar="DIR",
                         help="write tournament.png, tournament.json and tournament.csv here")
-    parser.add_argument("--bootstrap", type=int, default=500,
-                        help="bootstrap resamples for the rating intervals (default 500)")
+    parser.add_argument("--bootstrap", type=int_arg(0), default=500, metavar="N",
+                        help="bootstrap resamples for the rating intervals (default 500; 0: "
+                             "no intervals)")
     parser.add_argument("--anchor", default=None,
                         help="agent rated 0, or 'mean' (mean rating 1500); default: random "
                              "if it plays, else mean")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--open", type=int, metavar="N",
+                        help="then open game N of the database (0 = the first, in key order) "
+                             "in the web table, every seat's cards shown (cribenv serve)")
 
 
 def run(args: argparse.Namespace) -> int:
     rules = Rules(target=args.target)
-    db = Path(args.db)
-    if db.exists():
-        print(f"resuming from {db} (games already stored are skipped)", file=sys.stderr)
+    db = writable_file(args.db, "--db")    # both checked before any game is played
+    if args.out:
+        writable_dir(args.out, "--out")
     report = run_tournament(args.agents, args.games, workers=args.workers, db_path=db,
                             seed=args.seed, rules=rules, progress=not args.no_progress,
                             bootstrap=args.bootstrap, anchor=args.anchor)
@@ -58,4 +61,8 @@ def run(args: argparse.Namespace) -> int:
     if args.out:
         paths = report.save(args.out)
         print("wrote " + ", ".join(str(p) for p in paths))
+    if args.open is not None:   # step through one of its games in the browser
+        from agents.web.command import open_tournament_game
+
+        return open_tournament_game(str(db), args.open)
     return 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 import time
 from collections.abc import Sequence
 
@@ -13,12 +14,14 @@ from agents.tournament.schedule import check_games, parse_spec, schedule
 from agents.tournament.storage import (
     check_or_store_config,
     connect,
+    database_errors,
     done_keys,
     fetch_rows,
     insert_games,
     tournament_config,
 )
 from agents.tournament.workers import Rows, play_tasks
+from cribenv.checks import int_at_least
 from cribenv.game import Rules
 
 
@@ -51,16 +54,21 @@ def run_tournament(agent_specs: Sequence[str], games_per_pair: int, workers: int
                          f"{dup[0]}2={entrants[labels.index(dup[0])].spec}")
     for e in entrants:   # fail fast on unknown specs, in this process
         make_agent(e.spec, seed=0)
-    workers = max(1, int(workers))
+    workers = int_at_least(workers, "workers", 1)
+    int_at_least(bootstrap, "bootstrap", 0)
     config = tournament_config(entrants, games_per_pair, seed, rules)
     tasks = schedule(entrants, games_per_pair, seed)
     conn = connect(db_path)
     played = 0
     t0 = time.perf_counter()
     try:
-        check_or_store_config(conn, config, db_path)
-        done = done_keys(conn)
+        with database_errors(db_path):
+            check_or_store_config(conn, config, db_path)
+            done = done_keys(conn)
         todo = [t for t in tasks if t.key not in done]
+        if done and progress:   # said once the stored tournament is known to be this one
+            print(f"resuming from {db_path}: {len(tasks) - len(todo)} of {len(tasks)} games "
+                  f"already stored are skipped", file=sys.stderr)
         if chunk_size is None:
             chunk_size = max(1, min(32, math.ceil(len(todo) / (workers * 8)))) if todo else 1
         from tqdm import tqdm
@@ -70,7 +78,8 @@ def run_tournament(agent_specs: Sequence[str], games_per_pair: int, workers: int
                    smoothing=0.1)
 
         def store(rows: Rows) -> None:
-            insert_games(conn, rows)
+            with database_errors(db_path):
+                insert_games(conn, rows)
             bar.update(len(rows))
 
         try:
@@ -78,7 +87,8 @@ def run_tournament(agent_specs: Sequence[str], games_per_pair: int, workers: int
         finally:
             bar.close()
         elapsed = time.perf_counter() - t0
-        rows = fetch_rows(conn)
+        with database_errors(db_path):
+            rows = fetch_rows(conn)
     finally:
         conn.close()
     report = compute_report(rows, config, confidence=confidence, bootstrap=bootstrap,

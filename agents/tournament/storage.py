@@ -14,7 +14,8 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -57,18 +58,27 @@ CREATE TABLE IF NOT EXISTS games (
 """
 
 
+@contextmanager
+def database_errors(db_path: Any) -> Iterator[None]:
+    """Turn SQLite's errors about a damaged database (cut mid-page, overwritten, not a
+    database) into a ``ValueError`` that names the file."""
+    try:
+        yield
+    except sqlite3.DatabaseError as exc:
+        raise ValueError(f"{db_path} is not a usable results database ({exc}); move it aside "
+                         f"or choose another --db") from None
+
+
 def connect(db_path: str | os.PathLike[str]) -> sqlite3.Connection:
     """Open (or create) a results database in WAL mode, with the schema in place."""
     path = Path(db_path)
     if path.parent and not path.parent.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
-    try:
+    with database_errors(path):
         conn = sqlite3.connect(str(path), timeout=60)
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.executescript(SCHEMA)
-    except sqlite3.DatabaseError as exc:
-        raise ValueError(f"{path} is not a usable results database: {exc}") from None
     return conn
 
 
@@ -79,16 +89,26 @@ def tournament_config(entrants: Sequence[AgentSpec], games_per_pair: int, seed: 
             "games_per_pair": games_per_pair, "seed": seed, "rules": rules.to_dict()}
 
 
-def stored_config(conn: sqlite3.Connection) -> dict[str, Any] | None:
+def stored_config(conn: sqlite3.Connection, where: Any = "the database"
+                  ) -> dict[str, Any] | None:
     """The configuration stored in the database, or None for a new one."""
     row = conn.execute("SELECT value FROM meta WHERE key = 'config'").fetchone()
-    return None if row is None else json.loads(row[0])
+    if row is None:
+        return None
+    try:
+        config = json.loads(row[0])
+    except (TypeError, ValueError):
+        config = None
+    if not isinstance(config, dict) or config.get("format") != FORMAT:
+        raise ValueError(f"the tournament configuration stored in {where} is damaged or not a "
+                         f"{FORMAT} one: {str(row[0])[:80]!r}; choose another --db")
+    return config
 
 
 def check_or_store_config(conn: sqlite3.Connection, config: dict[str, Any],
                            db_path: Any) -> None:
     """Store ``config`` in a new database; raise ``ValueError`` if another one is stored."""
-    stored = stored_config(conn)
+    stored = stored_config(conn, db_path)
     if stored is None:
         if conn.execute("SELECT COUNT(*) FROM games").fetchone()[0]:
             raise ValueError(f"{db_path} holds games but no tournament configuration; "
@@ -136,10 +156,11 @@ def read_results(db_path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[
         raise ValueError(f"no results database at {db_path}")
     conn = connect(db_path)
     try:
-        config = stored_config(conn)
-        if config is None:
-            raise ValueError(f"{db_path} holds no tournament")
-        rows = fetch_rows(conn)
+        with database_errors(db_path):
+            config = stored_config(conn, db_path)
+            if config is None:
+                raise ValueError(f"{db_path} holds no tournament")
+            rows = fetch_rows(conn)
     finally:
         conn.close()
     return config, rows

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from cribenv import cards
+from cribenv.checks import int_arg
 from cribenv.discard import analyse_discards
 
 
@@ -19,7 +20,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     role = parser.add_mutually_exclusive_group(required=True)
     role.add_argument("--dealer", action="store_true", help="you deal: the crib is yours")
     role.add_argument("--pone", action="store_true", help="the opponent deals")
-    parser.add_argument("--top", type=int, default=15, help="show the best N options (15)")
+    parser.add_argument("--top", type=int_arg(1), default=15, metavar="N",
+                        help="show the best N options (default 15, all of them)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -28,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
     sign = "+" if args.dealer else "-"
     print(f"{'rank':>4}  {'keep':<12} {'throw':<6} {'hand EV':>8} {'crib EV':>8} "
           f"{'= EV':>7}  hand range")
-    for i, opt in enumerate(options[: max(1, args.top)], 1):
+    for i, opt in enumerate(options[: args.top], 1):
         print(f"{i:>4}  {cards.to_str_many(opt.keep):<12} {cards.to_str_many(opt.throw):<6} "
               f"{opt.hand_ev:8.3f} {sign}{opt.crib_ev:7.3f} {opt.expected:7.3f}  "
               f"{opt.hand_min}-{opt.hand_max}")

@@ -18,12 +18,14 @@ from cribenv.game import (
     SeriesEnd,
     ShowScored,
     StarterTurned,
+    seat_side,
 )
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.description = ("Play Cribbage against bots in the terminal. Type a card (e.g. 5H, "
-                          "10d, J♠) when asked; 'hint' ranks your discards, 'q' quits.")
+                          "10d, J♠) when asked, or both cards of a throw on one line (8D 3H); "
+                          "'hint' ranks your options with the expert's reasoning, 'q' quits.")
     parser.add_argument("--bot", default="expert",
                         help="opponent spec: random, greedy, expert or ppo:PATH (expert)")
     parser.add_argument("--players", type=int, default=2, choices=(2, 3, 4),
@@ -32,36 +34,84 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="points to win (121)")
     parser.add_argument("--seat", type=int, default=0, help="your seat (0)")
     parser.add_argument("--seed", type=int, default=None, help="seed for the deals")
+    parser.add_argument("--advice", action="store_true",
+                        help="the advisor, as in the web table: the exact value of every throw, "
+                             "the expert's card and reason in the play, and at the end the "
+                             "points given up against the advice")
 
 
 def _name(seat: int, human: int) -> str:
     return "You" if seat == human else f"Bot{seat}"
 
 
-def describe(event: Event, human: int) -> str | None:
-    """One line for the log, or None for events the table already shows."""
-    who = (lambda s: _name(s, human))
+def _says(seat: int, human: int, you: str, bot: str) -> str:
+    """``"You score"`` / ``"Bot1 scores"``: the name and the verb that agrees with it."""
+    return f"{_name(seat, human)} {you if seat == human else bot}"
+
+
+def _possessive(seat: int, human: int) -> str:
+    return "your" if seat == human else f"Bot{seat}'s"
+
+
+def side_names(side: int, num_players: int, human: int) -> str:
+    """The players of a scoring side: ``"You"``, ``"Bot1"``, ``"You & Bot2"`` (4 players)."""
+    seats = [s for s in range(num_players) if seat_side(s, num_players) == side]
+    return " & ".join(_name(s, human) for s in seats)
+
+
+def _scores(scores, num_players: int, human: int) -> str:
+    return " | ".join(f"{side_names(i, num_players, human)} {s}" for i, s in enumerate(scores))
+
+
+def describe(event: Event, human: int, num_players: int = 2) -> str | None:
+    """One line for the log, in a card player's words, or None for events the table already
+    shows."""
     if isinstance(event, StarterTurned):
         line = f"Starter: {cards.to_str(event.card)}"
-        return line + (f" (his heels: {who(event.dealer)} score 2)" if event.heels else "")
+        return line + (f" (his heels: {_says(event.dealer, human, 'score', 'scores')} 2)"
+                       if event.heels else "")
     if isinstance(event, Played):
-        pts = f"  +{event.points}" if event.points else ""
-        return f"{who(event.seat)} lay {cards.to_str(event.card)}  (count {event.count}){pts}"
+        pts = f", {event.points} for {_peg_reason(event)}" if event.points else ""
+        return (f"{_says(event.seat, human, 'play', 'plays')} {cards.to_str(event.card)}"
+                f"  (count {event.count}){pts}")
     if isinstance(event, Go):
-        return f"{who(event.seat)}: Go"
+        return f"{_says(event.seat, human, 'say', 'says')} go"
     if isinstance(event, SeriesEnd) and event.points:
-        return f"{who(event.seat)} +{event.points} for {event.reason}"
-    if isinstance(event, ShowScored):
+        return f"{_says(event.seat, human, 'score', 'scores')} {event.points} for {event.reason}"
+    if isinstance(event, ShowScored):   # every combination listed, as the web table does
+        from agents.web.render import show_rows
+
         what = "crib" if event.is_crib else "hand"
-        bd = event.breakdown
-        parts = ", ".join(line for line in bd.describe() if not line.startswith("total"))
-        return (f"{who(event.seat)} {what}: {cards.to_str_many(event.cards)} + "
-                f"{cards.to_str(event.starter)} = {event.points}" + (f"  ({parts})" if parts
-                                                                      else ""))
+        whose = _possessive(event.seat, human)
+        rows = show_rows(event.breakdown) or [("nothing", "(a nineteen)", 0)]
+        return "\n".join([f"{whose[0].upper() + whose[1:]} {what}: "
+                          f"{cards.to_str_many(event.cards)} + {cards.to_str(event.starter)} = "
+                          f"{event.points}"]
+                         + [f"    {kind:<11} {combo:<16} {pts}" for kind, combo, pts in rows])
     if isinstance(event, GameOver):
-        return f"Game over: side {event.winner} wins, scores {list(event.scores)}, " \
-               f"{event.game_points} game point(s)"
+        if event.winner is None:
+            return f"Game over: {_scores(event.scores, num_players, human)}"
+        names = side_names(event.winner, num_players, human)
+        verb = "wins" if names.startswith("Bot") and "&" not in names else "win"
+        skunk = {2: ", a skunk (2 game points)", 3: ", a double skunk (3 game points)"}
+        return (f"Game over: {names} {verb}, {_scores(event.scores, num_players, human)}"
+                f"{skunk.get(event.game_points, '')}")
     return None
+
+
+def _peg_reason(event: Played) -> str:
+    """What a laid card scored: ``fifteen``, ``a pair``, ``a run of 3``, ``31``, ..."""
+    bd = event.breakdown
+    parts = []
+    if bd.fifteen:
+        parts.append("fifteen")
+    if bd.thirty_one:
+        parts.append("31")
+    if bd.pair_count:
+        parts.append({2: "a pair", 3: "a pair royal", 4: "a double pair royal"}[bd.pair_count])
+    if bd.run_length:
+        parts.append(f"a run of {bd.run_length}")
+    return " and ".join(parts) or "pegging"
 
 
 class _Quit(Exception):
@@ -70,32 +120,95 @@ class _Quit(Exception):
 
 class Human:
     """The player at the terminal, a bot of :mod:`agents.base`: ``choose`` shows the log and
-    the table, then reads a card (``hint`` ranks the discards, ``q`` quits). Forced moves are
-    asked too: the player lays every card."""
+    the table, then reads a card, or both cards of a 2-player throw on one line (``hint``
+    ranks the options, ``q`` quits). Forced moves are asked too: the player lays every card."""
 
     name = "you"
     asks_forced = True
 
-    def __init__(self, game: Game, seat: int, input_fn, out) -> None:
+    def __init__(self, game: Game, seat: int, input_fn, out, advice: bool = False) -> None:
         self.game, self.seat, self.input_fn, self.out = game, seat, input_fn, out
         self.seen = 0
+        self.pending: list[int] = []   # the rest of a throw typed on one line
+        self.advice = advice
+        self.decisions: list = []     # agents.web.table.Decision, with advice on
+        self._throw: tuple | None = None   # the discard's advice and the cards laid so far
 
     def flush_log(self) -> None:
         """Print the events logged since the last call."""
         for event in self.game.events[self.seen:]:
-            line = describe(event, self.seat)
+            line = describe(event, self.seat, self.game.num_players)
             if line:
                 print("  " + line, file=self.out)
         self.seen = len(self.game.events)
 
     def choose(self, view: PlayerView, legal: list[int]) -> int:
+        advice = self._advise(view, legal) if self.advice else None
+        card = self._ask(view, legal)
+        if advice is not None:
+            self._note(advice, view, card)
+        return card
+
+    def _advise(self, view: PlayerView, legal: list[int]):
+        """Print the advisor's word on this decision (once per throw in the discard)."""
+        from agents.web.table import discard_advice, play_advice
+
+        self.flush_log()
+        if view.phase is Phase.DISCARD:
+            if view.discards and self._throw is not None:
+                return self._throw[0]
+            advice = discard_advice(view)
+            self._throw = (advice, [])
+            lines = [f"{o['throw']:<6} keep {o['keep']:<12} hand {o['hand']:5.2f}  crib "
+                     f"{o['crib']:5.2f}  value {o['value']:+6.2f}" for o in advice.options[:5]]
+        else:
+            advice = play_advice(view, legal)
+            lines = [f"{o['card']}: pegs {o['now']}{' (' + o['how'] + ')' if o['how'] else ''}"
+                     f", value {o['value']:+.2f}" for o in advice.options]
+        print(f"  advice: {advice.reason}", file=self.out)
+        for line in lines:
+            print("    " + line, file=self.out)
+        return advice
+
+    def _note(self, advice, view: PlayerView, card: int) -> None:
+        from agents.web.table import Decision, throw_key
+
+        if advice.kind == "play":
+            self.decisions.append(Decision(view.hand_number, "play", cards.to_str(card), advice))
+            return
+        assert self._throw is not None
+        laid = self._throw[1]
+        laid.append(card)
+        if len(laid) == view.discards_per_player:
+            self.decisions.append(Decision(view.hand_number, "discard",
+                                           throw_key(advice, laid), advice))
+            self._throw = None
+
+    def summary(self) -> str:
+        """The points given up against the advice, as the web table's result lists them."""
+        from agents.web.table import advice_summary
+
+        s = advice_summary(self.decisions)
+        return (f"Advice: {s['followed']} of {s['decisions']} decisions followed it; expected "
+                f"points given up: {s['discard']:.2f} in the discard, {s['play']:.2f} in the "
+                f"play, {s['total']:.2f} in all.")
+
+    def _ask(self, view: PlayerView, legal: list[int]) -> int:
+        if self.pending:
+            card = self.pending.pop(0)
+            if view.phase is Phase.DISCARD and card in legal:
+                return card
+            self.pending = []
         while True:
             self.flush_log()
-            scores = " | ".join(f"side {i}: {s}" for i, s in enumerate(view.scores))
+            scores = _scores(view.scores, view.num_players, self.seat)
             hand = cards.to_str_many(view.hand)
             if view.phase is Phase.DISCARD:
-                crib_owner = "your" if view.is_dealer else f"Bot{view.dealer}'s"
-                prompt = f"[{scores}] Discard to {crib_owner} crib from {hand}: "
+                left = view.discards_per_player - len(view.discards)
+                crib_owner = _possessive(view.dealer, self.seat)
+                many = f"{left} cards" if left > 1 else ("1 more card" if view.discards
+                                                         else "1 card")
+                prompt = f"[{scores}] Discard to {crib_owner} crib ({many}) from {hand}: "
             else:
                 prompt = f"[{scores}] count {view.count}, your hand {hand}: "
             try:
@@ -105,16 +218,41 @@ class Human:
             if text.lower() in ("q", "quit", "exit"):
                 raise _Quit("bye")
             if text.lower() == "hint":
-                _hint(self.game, self.seat, self.out)
+                _hint(view, legal, self.out)
                 continue
             try:
-                card = cards.parse(text)
-                if card not in legal:   # the engine's own message says why
-                    self.game.clone().step(card)
-            except ValueError as exc:   # IllegalActionError is a ValueError
+                chosen = self._read(text, view, legal)
+            except ValueError as exc:
                 print(f"  {exc}", file=self.out)
                 continue
-            return card
+            if not chosen:
+                continue
+            self.pending = chosen[1:]
+            return chosen[0]
+
+    def _read(self, text: str, view: PlayerView, legal: list[int]) -> list[int]:
+        """The cards typed, checked against the hand and the count; ValueError says why not,
+        in a player's words."""
+        typed = cards.parse_many(text)
+        if len(set(typed)) != len(typed):
+            raise ValueError(f"you typed {cards.to_str_many(typed)}: each card once, please")
+        hand = cards.to_str_many(view.hand)
+        for card in typed:
+            if card not in view.hand:
+                raise ValueError(f"you don't hold {cards.to_str(card)} (your hand: {hand})")
+        if view.phase is Phase.DISCARD:
+            left = view.discards_per_player - len(view.discards)
+            if len(typed) > left:
+                raise ValueError(f"throw {left} card{'s' if left > 1 else ''} to the crib, "
+                                 f"not {len(typed)}")
+            return typed
+        if len(typed) > 1:
+            raise ValueError("play one card at a time")
+        if typed and typed[0] not in legal:
+            card = cards.to_str(typed[0])
+            raise ValueError(f"{card} would take the count past 31 (the count is {view.count}); "
+                             f"you can play {cards.to_str_many(legal)}")
+        return typed
 
 
 def run(args: argparse.Namespace, input_fn=input, out=sys.stdout) -> int:
@@ -126,25 +264,53 @@ def run(args: argparse.Namespace, input_fn=input, out=sys.stdout) -> int:
         raise ValueError(f"--seat must be 0..{rules.num_players - 1}")
     human = args.seat
     game = Game(rules, seed=args.seed)
-    you = Human(game, human, input_fn, out)
+    you = Human(game, human, input_fn, out, advice=getattr(args, "advice", False))
     players = [you if s == human else
                make_agent(args.bot, seed=None if args.seed is None else args.seed + s)
                for s in range(rules.num_players)]
     print(f"Cribbage to {rules.target}: you are seat {human} against {args.bot}.", file=out)
+    if rules.num_players == 4:
+        partner = (human + 2) % 4
+        others = [s for s in range(4) if rules.side_of(s) != rules.side_of(human)]
+        print(f"You and {_name(partner, human)} (across the table) are partners against "
+              f"{' and '.join(_name(s, human) for s in others)}.", file=out)
+    print("Type a card like 5H or 10d (both cards of a throw on one line: 8D 3H), 'hint' for "
+          "the expert's advice, 'q' to quit.", file=out)
     try:
         run_game(game, players)
     except _Quit as bye:
         print(str(bye), file=out)
         return 0
     you.flush_log()
+    if you.advice:
+        print(you.summary(), file=out)
     return 0
 
 
-def _hint(game: Game, human: int, out) -> None:
-    if game.phase is not Phase.DISCARD or game.num_players != 2 or len(game.hands[human]) != 6:
-        print(f"  legal: {cards.to_str_many(game.legal_actions())}", file=out)
-        return
-    from cribenv.discard import analyse_discards
+def _hint(view: PlayerView, legal: list[int], out) -> None:
+    """The expert's ranking of the options: the throws by expected points (hand and crib),
+    or the cards to play by the points they make now and what the replies likely cost."""
+    from agents.expert import ExpertAgent
 
-    for opt in analyse_discards(game.hands[human], is_dealer=game.dealer == human)[:3]:
-        print(f"  throw {cards.to_str_many(opt.throw)}: expected {opt.expected:.2f}", file=out)
+    expert = ExpertAgent()
+    if view.phase is Phase.DISCARD:
+        crib = "+ your crib" if view.crib_is_own else "- their crib"
+        shown = 0
+        for value, hand_ev, throw, _keep in expert.rank_throws(view):
+            if not all(d in throw for d in view.discards):
+                continue
+            print(f"  throw {cards.to_str_many(throw)}: expected {value:.2f} (hand "
+                  f"{hand_ev:.2f} {crib} {abs(value - hand_ev):.2f})", file=out)
+            shown += 1
+            if shown == 3:
+                break
+        return
+    ranked = sorted(zip(expert.play_values(view, legal), legal), key=lambda x: -x[0][0])
+    for (value, now), card in ranked:
+        if value >= 1000:
+            why = f"scores {now} now and pegs out: you win"
+        else:
+            after = value - now
+            why = (f"scores {now} now, {after:+.2f} expected from the replies and the rest of "
+                   f"the play")
+        print(f"  play {cards.to_str(card)}: {why}", file=out)

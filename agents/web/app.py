@@ -1,0 +1,264 @@
+"""The web app (FastAPI): the routes of the table, the replays and the static files.
+
+``create_app(bots)`` builds it; ``bots`` maps the names a page may choose to agent specs, fixed
+when the server starts (the built-in bots and any given on the command line), so a request can
+never make the server load a file. Games live in a :class:`~agents.web.sessions.Store` under
+ids that cannot be guessed and expire.
+
+Routes: ``GET /`` (the lobby), ``POST /api/games`` (a new game; JSON ``{bot, players, target,
+advice, muggins}``), ``GET /game/{id}`` (a game's page), ``GET /api/games/{id}`` (its state),
+``POST /api/games/{id}/move`` (JSON ``{seq, action, cards, claims}``), ``POST /replays`` (open a
+``Game.to_json()`` record), ``GET /replay/{id}?step=N``, ``GET /tournament/{n}`` (the n-th game
+of the tournament database given on the command line).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from html import escape
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
+from fastapi.staticfiles import StaticFiles
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+
+from agents.base import make_agent
+from agents.web.render import page
+from agents.web.replay import Replay, tournament_games, tournament_replay
+from agents.web.sessions import FullError, Store, UnknownItemError
+from agents.web.table import MoveError, StaleMoveError, Table
+from agents.web.views import lobby_html, replay_html, table_html
+from cribenv import cards as C
+from cribenv.game import Rules
+
+__all__ = ["BUILT_IN_BOTS", "create_app"]
+
+STATIC = Path(__file__).resolve().parent / "static"
+BUILT_IN_BOTS = {"expert": "expert", "greedy": "greedy", "random": "random",
+                 "ppo:shipped": "ppo:shipped"}
+MAX_BODY = 512 * 1024   # a game record is a few kB
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+def create_app(bots: Mapping[str, str] | None = None, *, ttl_s: float = 6 * 3600,
+               max_games: int = 1000, replays: Sequence[Replay] = (),
+               tournament_db: str | None = None,
+               allowed_hosts: Sequence[str] | None = None) -> FastAPI:
+    """The app. ``bots``: name -> agent spec (default :data:`BUILT_IN_BOTS`); ``replays``:
+    recorded games listed in the lobby; ``tournament_db``: a tournament database whose games
+    the lobby lists; ``allowed_hosts``: the only ``Host`` headers served (``cribenv serve`` on
+    127.0.0.1 allows 127.0.0.1 and localhost, so a web page elsewhere cannot reach the table
+    through DNS rebinding)."""
+    bots = dict(BUILT_IN_BOTS if bots is None else bots)
+    if not bots:
+        raise ValueError("the server needs at least one bot")
+    app = FastAPI(title="cribenv table", docs_url=None, redoc_url=None, openapi_url=None)
+    games: Store[Table] = Store(ttl_s=ttl_s, max_items=max_games, what="game")
+    replay_store: Store[Replay] = Store(ttl_s=ttl_s, max_items=max_games, what="replay")
+    app.state.games = games
+    app.state.replays = replay_store
+    listed = [(r.title, f"/replay/{replay_store.add(r)}") for r in replays]
+    rows = tournament_games(tournament_db) if tournament_db else []
+    listed += [(f"tournament: {r['agent_a']} v {r['agent_b']}, deal {r['deal']}, seating "
+                f"{r['seating']} ({r['seat0']} {r['score0']} - {r['seat1']} {r['score1']})",
+                f"/tournament/{i}") for i, r in enumerate(rows)]
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    if allowed_hosts:
+        app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))
+
+    @app.middleware("http")
+    async def limit_body(request: Request, call_next):
+        length = request.headers.get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
+            return _error(413, f"request too large (at most {MAX_BODY // 1024} kB)")
+        return await call_next(request)
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_request(request: Request, exc: RequestValidationError) -> JSONResponse:
+        return _error(400, "bad request: " + "; ".join(
+            f"{'.'.join(str(x) for x in e['loc'][1:]) or 'body'}: {e['msg']}"
+            for e in exc.errors()))
+
+    def new_table(body: Mapping[str, Any]) -> Table:
+        bot = body.get("bot", next(iter(bots)))
+        if not isinstance(bot, str) or bot not in bots:
+            raise MoveError(f"unknown bot {str(bot)[:40]!r}: choose one of "
+                            f"{', '.join(bots)}")
+        players = _int(body.get("players", 2), "players", (2, 3, 4))
+        target = _int(body.get("target", 121), "target", (121, 61))
+        advice = body.get("advice", False)
+        muggins = body.get("muggins", False)
+        for flag, value in (("advice", advice), ("muggins", muggins)):
+            if not isinstance(value, bool):
+                raise MoveError(f"{flag} must be true or false, got {value!r}")
+        seed = body.get("seed")
+        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
+            raise MoveError(f"seed must be an integer, got {seed!r}")
+        spec = bots[bot]
+        return Table(Rules(num_players=players, target=target, muggins=muggins),
+                     bot=lambda s: make_agent(spec, seed=s), seed=seed, advice=advice,
+                     bot_label=bot)
+
+    def settings(table: Table) -> dict[str, Any]:
+        return {"bot": table.bot_label, "players": table.rules.num_players,
+                "target": table.rules.target, "advice": table.advice_on,
+                "muggins": table.rules.muggins}
+
+    def state(table: Table, key: str) -> dict[str, Any]:
+        game = table.game
+        legal = game.legal_actions() if table.stage in ("discard", "play") else []
+        return {"id": key, "seq": table.seq, "stage": table.stage,
+                "legal": [C.to_str(c) for c in legal], "need": table.need,
+                "claims_due": table.claims_due,
+                "scores": list(game.scores), "hand": game.hand_number,
+                "winner": game.winner, "url": f"/game/{key}", "html": table_html(table, key)}
+
+    @app.get("/", response_class=HTMLResponse)
+    def lobby() -> str:
+        return page("Cribbage", lobby_html(list(bots), replays=listed)
+                    + '<div id="table" data-stage="lobby"><p class="welcome">Choose a bot '
+                      "and start a new game.</p></div>")
+
+    @app.post("/api/games")
+    async def create(request: Request) -> JSONResponse:
+        body = await _json(request)
+        if isinstance(body, JSONResponse):
+            return body
+        try:
+            table = new_table(body)
+            key = games.add(table)
+        except MoveError as exc:
+            return _error(400, str(exc))
+        except FullError as exc:
+            return _error(503, str(exc))
+        return JSONResponse(state(table, key), status_code=201)
+
+    @app.get("/game/{key}", response_class=HTMLResponse)
+    def game_page(key: str) -> HTMLResponse:
+        try:
+            table = games.get(key)
+        except UnknownItemError as exc:
+            return HTMLResponse(page("Cribbage", lobby_html(list(bots), replays=listed)
+                                     + f'<div id="table" data-stage="lobby"><p class="error">'
+                                       f'{escape(str(exc))}</p></div>'), status_code=404)
+        with table.lock:
+            html = table_html(table, key)
+        return HTMLResponse(page("Cribbage", lobby_html(list(bots), settings(table),
+                                                        replays=listed) + html))
+
+    @app.get("/api/games/{key}")
+    def game_state(key: str) -> JSONResponse:
+        try:
+            table = games.get(key)
+        except UnknownItemError as exc:
+            return _error(404, str(exc))
+        with table.lock:
+            return JSONResponse(state(table, key))
+
+    @app.post("/api/games/{key}/move")
+    async def move(key: str, request: Request) -> JSONResponse:
+        body = await _json(request)
+        if isinstance(body, JSONResponse):
+            return body
+        try:
+            table = games.get(key)
+        except UnknownItemError as exc:
+            return _error(404, str(exc))
+        cards = body.get("cards", [])
+        if not isinstance(cards, list) or not all(isinstance(c, str) for c in cards):
+            return _error(400, f"cards must be a list of cards like [\"5H\"], got "
+                               f"{str(cards)[:60]}")
+        claims = body.get("claims", {})
+        if not isinstance(claims, dict):
+            return _error(400, f"claims must be an object like {{\"hand\": 8}}, got "
+                               f"{str(claims)[:60]}")
+        try:
+            await _in_thread(table.act, body.get("seq"), cards, body.get("action", "cards"),
+                             claims)
+        except StaleMoveError as exc:
+            return _error(409, str(exc))
+        except MoveError as exc:
+            return _error(400, str(exc))
+        with table.lock:
+            return JSONResponse(state(table, key))
+
+    @app.post("/replays")
+    async def open_replay(request: Request):
+        raw = (await request.body()).decode("utf-8", "replace")
+        text = raw
+        if request.headers.get("content-type", "").startswith(
+                "application/x-www-form-urlencoded"):
+            text = parse_qs(raw).get("record", [""])[0]
+        try:
+            replay = Replay.from_record(text)
+            key = replay_store.add(replay)
+        except ValueError as exc:
+            return HTMLResponse(page("Replay", f'<p class="error">This is not a game this '
+                                     f'server can replay: {escape(str(exc))}</p><a href="/">'
+                                     "back</a>"), status_code=400)
+        except FullError as exc:
+            return _error(503, str(exc))
+        return RedirectResponse(f"/replay/{key}", status_code=303)
+
+    @app.get("/replay/{key}", response_class=HTMLResponse)
+    def show_replay(key: str, step: int | None = None) -> HTMLResponse:
+        try:
+            replay = replay_store.get(key)
+        except UnknownItemError as exc:
+            return HTMLResponse(page("Replay", f'<p class="error">{escape(str(exc))}</p>'),
+                                status_code=404)
+        at = replay.total if step is None else step
+        if not 0 <= at <= replay.total:
+            return HTMLResponse(page("Replay", f'<p class="error">step must be 0..'
+                                     f'{replay.total}, got {at}</p>'), status_code=400)
+        game = replay.game_at(at)
+        return HTMLResponse(page(f"Replay: {replay.title}", replay_html(
+            game, at, replay.total, replay.labels, key, replay.hand_starts)))
+
+    @app.get("/tournament/{index}")
+    def open_tournament_game(index: int):
+        if not 0 <= index < len(rows):
+            return HTMLResponse(page("Replay", f'<p class="error">no tournament game {index} '
+                                     f"(the database has {len(rows)})</p>"), status_code=404)
+        try:
+            replay = tournament_replay(rows[index])
+            key = replay_store.add(replay)
+        except (ValueError, FullError) as exc:
+            return HTMLResponse(page("Replay", f'<p class="error">{escape(str(exc))}</p>'),
+                                status_code=400)
+        return RedirectResponse(f"/replay/{key}?step=0", status_code=303)
+
+    return app
+
+
+async def _in_thread(fn, *args):
+    """Run a blocking call (a bot's move) off the event loop."""
+    from starlette.concurrency import run_in_threadpool
+
+    return await run_in_threadpool(fn, *args)
+
+
+async def _json(request: Request) -> dict[str, Any] | JSONResponse:
+    try:
+        body = await request.json()
+    except ValueError:
+        return _error(400, "the request body must be a JSON object")
+    if not isinstance(body, dict):
+        return _error(400, "the request body must be a JSON object")
+    return body
+
+
+def _int(value: Any, name: str, allowed: Sequence[int]) -> int:
+    if isinstance(value, str) and value.isdigit():
+        value = int(value)
+    if not isinstance(value, int) or isinstance(value, bool) or value not in allowed:
+        raise MoveError(f"{name} must be one of {', '.join(map(str, allowed))}, got {value!r}")
+    return value
+

@@ -1,0 +1,108 @@
+"""``cribenv serve``: the web table on this machine (``configure(parser)``, ``run(args)``)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+__all__ = ["configure", "parse_bots", "run"]
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.description = (
+        "Play Cribbage against the bots in a browser, with advice, and step through recorded "
+        "games. The server binds to 127.0.0.1: only this machine can reach it.")
+    parser.epilog = ("Example: cribenv serve --port 8000, then open http://127.0.0.1:8000/; "
+                     "cribenv serve --bot mine=ppo:runs/a.safetensors --replay game.json")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="address to bind (default %(default)s; another address exposes "
+                             "the table to the network)")
+    parser.add_argument("--port", type=int, default=8000, help="port (default %(default)s)")
+    parser.add_argument("--bot", action="append", default=[], metavar="NAME=SPEC",
+                        help="add a bot the page may choose, e.g. mine=ppo:runs/a.safetensors "
+                             "(the built-in expert, greedy, random and ppo:shipped are always "
+                             "there); the only policy files the server ever loads")
+    parser.add_argument("--replay", action="append", default=[], metavar="FILE",
+                        help="a recorded game (Game.to_json()) to list in the lobby")
+    parser.add_argument("--tournament-db", metavar="DB",
+                        help="a tournament database whose games the lobby lists")
+    parser.add_argument("--open", type=int, metavar="N",
+                        help="with --tournament-db: print the address of its game N (0 = the "
+                             "first, in the order the lobby lists them) to open")
+    parser.add_argument("--ttl", type=float, default=360, metavar="MINUTES",
+                        help="a game without a move for this long is dropped (default 360)")
+    parser.add_argument("--max-games", type=int, default=1000,
+                        help="games held at once (default %(default)s)")
+
+
+def parse_bots(items: list[str]) -> dict[str, str]:
+    """The bots of the command line, after the built-in ones; each is built once here so a
+    bad spec or policy file fails now, with its reason.
+
+    >>> sorted(parse_bots(["mine=greedy"]))
+    ['expert', 'greedy', 'mine', 'ppo:shipped', 'random']
+    """
+    from agents.base import make_agent
+    from agents.web.app import BUILT_IN_BOTS
+
+    bots = dict(BUILT_IN_BOTS)
+    for item in items:
+        name, sep, spec = item.partition("=")
+        if not sep or not name.strip() or not spec.strip():
+            raise ValueError(f"--bot needs NAME=SPEC (e.g. mine=ppo:runs/a.safetensors), "
+                             f"got {item!r}")
+        bots[name.strip()] = spec.strip()
+    for spec in bots.values():
+        make_agent(spec, seed=0)   # raises ValueError naming a bad spec or file
+    return bots
+
+
+def run(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from agents.web.app import create_app
+    from agents.web.replay import Replay
+
+    bots = parse_bots(args.bot)
+    replays = []
+    for path in args.replay:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ValueError(f"--replay {path}: {exc.strerror}") from None
+        try:
+            replays.append(Replay.from_record(text, title=Path(path).name))
+        except ValueError as exc:
+            raise ValueError(f"--replay {path}: {exc}") from None
+    if args.ttl <= 0 or args.max_games < 1:
+        raise ValueError("--ttl and --max-games must be positive")
+    path = "/"
+    if args.open is not None:
+        if not args.tournament_db:
+            raise ValueError("--open N needs --tournament-db DB (the database of game N)")
+        path = tournament_game_path(args.tournament_db, args.open)
+    local = args.host in ("127.0.0.1", "localhost", "::1")
+    app = create_app(bots, ttl_s=args.ttl * 60, max_games=args.max_games, replays=replays,
+                     tournament_db=args.tournament_db,
+                     allowed_hosts=["127.0.0.1", "localhost", "[::1]"] if local else None)
+    print(f"cribenv serve: open http://{args.host}:{args.port}{path} (Ctrl-C stops)",
+          file=sys.stderr)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    return 0
+
+
+def tournament_game_path(db: str, index: int) -> str:
+    """The page of game ``index`` of a tournament database (``ValueError`` if there is none)."""
+    from agents.web.replay import tournament_games
+
+    games = tournament_games(db)
+    if not 0 <= index < len(games):
+        raise ValueError(f"{db} holds games 0..{len(games) - 1}, not {index}")
+    return f"/tournament/{index}"
+
+
+def open_tournament_game(db: str, index: int, host: str = "127.0.0.1", port: int = 8000) -> int:
+    """``cribenv tournament --open N``: serve the web table with game N of ``db`` to open."""
+    return run(argparse.Namespace(host=host, port=port, bot=[], replay=[], tournament_db=db,
+                                  open=index, ttl=360.0, max_games=1000))

@@ -1,0 +1,271 @@
+"""HTML for the web table: cards, the pegging board (SVG), the play, the show and the result.
+
+Everything the page shows is rendered here, on the server, from the engine's state and event
+log; the page's one script (``static/table.js``) only sends clicks and swaps the HTML in.
+Every piece of text from outside (names, cards) goes through :func:`html.escape`.
+
+    >>> from cribenv.game import Rules
+    >>> svg = board_svg(Rules(), [(30, 21), (0, 0)], ["You", "expert"])
+    >>> svg.count('class="peg'), 'data-front="30"' in svg
+    (4, True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from html import escape
+from typing import Any
+
+from cribenv import cards as C
+from cribenv.game import (
+    Cut,
+    Dealt,
+    Discarded,
+    Game,
+    GameOver,
+    Go,
+    HandEnd,
+    Muggins,
+    Played,
+    Rules,
+    SeriesEnd,
+    ShowScored,
+    StarterTurned,
+)
+from cribenv.scoring import Breakdown
+
+__all__ = ["board_svg", "card_html", "describe_event", "page", "peg_history", "show_html",
+           "show_rows"]
+
+SUIT_SYMBOL = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
+SIDE_COLOURS = ("#d62d20", "#0057e7", "#f5b700")
+
+
+def card_html(card: int, *, playable: bool = False, dim: bool = False, small: bool = False,
+              label: str = "") -> str:
+    """A card face (a button when ``playable``), e.g. ``T♥`` in red.
+
+    >>> card_html(C.parse("TH"))
+    '<span class="card red" data-card="TH" title="TH"><b>10</b><i>♥</i></span>'
+    """
+    s = C.to_str(card)
+    rank = "10" if s[0] == "T" else s[0]
+    cls = "card " + ("red" if s[1] in "DH" else "black")
+    cls += " small" if small else ""
+    cls += " dim" if dim else ""
+    tag = f"<b>{rank}</b><i>{SUIT_SYMBOL[s[1]]}</i>"
+    extra = f"<em>{escape(label)}</em>" if label else ""
+    if playable:
+        return (f'<button type="button" class="{cls} playable" data-card="{s}" '
+                f'title="{s}">{tag}{extra}</button>')
+    return f'<span class="{cls}" data-card="{s}" title="{s}">{tag}{extra}</span>'
+
+
+def back_html(small: bool = False) -> str:
+    return f'<span class="card back{" small" if small else ""}"></span>'
+
+
+def cards_html(cards: Sequence[int], small: bool = False) -> str:
+    return "".join(card_html(c, small=small) for c in cards)
+
+
+# ------------------------------------------------------------------------------ the board
+
+def peg_history(game: Game) -> list[tuple[int, int]]:
+    """``(front, back)`` peg of each side: its score, and its score before its last unit.
+
+    >>> game = Game(Rules(), seed=1)
+    >>> while game.hand_number < 1:
+    ...     _ = game.step(game.legal_actions()[0])
+    >>> [front for front, _ in peg_history(game)] == list(game.scores)
+    True
+    """
+    rules = game.rules
+    pegs = [(0, 0)] * rules.num_sides
+    events = game.events
+    for i, ev in enumerate(events):
+        kind = type(ev)
+        if kind is Played or kind is SeriesEnd:
+            units = [(ev.seat, ev.points)]
+        elif kind is ShowScored:
+            nxt = events[i + 1] if i + 1 < len(events) else None
+            units = [(ev.seat, ev.points)]
+            if type(nxt) is Muggins:   # the seat scores its claim, the caller the rest
+                units = [(ev.seat, nxt.claimed), (nxt.caller, nxt.points - nxt.claimed)]
+        elif kind is StarterTurned:
+            units = [(ev.dealer, ev.heels)]
+        else:
+            continue
+        for seat, pts in units:
+            side = rules.side_of(seat)
+            front = pegs[side][0]
+            if pts and rules.unit_scores(front, pts):
+                pegs[side] = (min(front + pts, rules.target), front)
+    return pegs
+
+
+def board_svg(rules: Rules, pegs: Sequence[tuple[int, int]], names: Sequence[str]) -> str:
+    """The pegging board: one lane of ``target`` holes per side in groups of five, a front and
+    a back peg per side, the skunk lines (and double-skunk line) across the lanes."""
+    target = rules.target
+    step = 7.0 if target > 61 else 13.0
+    gap = 4.0
+    left = max(70.0, 16 + 5.6 * max(len(n) for n in names))   # room for the side names
+    lane_h = 22.0
+    top = 14.0
+
+    def x(hole: int) -> float:  # hole 0 is the start, before the first group
+        if hole <= 0:
+            return left - 12
+        return left + (hole - 1) * step + ((hole - 1) // 5) * gap
+
+    width = x(target) + 30
+    height = top + lane_h * len(pegs) + 22
+    out = [f'<svg class="board" viewBox="0 0 {width:.0f} {height:.0f}" role="img" '
+           f'aria-label="pegging board" xmlns="http://www.w3.org/2000/svg">',
+           f'<rect class="wood" x="1" y="1" width="{width - 2:.0f}" height="{height - 2:.0f}" '
+           'rx="10"/>']
+    for line, label in ((rules.skunk_line, "skunk"), (rules.double_skunk_line, "double skunk")):
+        if line:
+            lx = (x(line) + x(line + 1)) / 2 if line < target else x(line)
+            out.append(f'<line class="skunk" data-line="{line}" x1="{lx:.1f}" y1="{top - 8}" '
+                       f'x2="{lx:.1f}" y2="{top + lane_h * len(pegs) - 4}"/>'
+                       f'<text class="skunk-label" x="{lx:.1f}" y="{height - 6:.0f}">'
+                       f'{label} {line}</text>')
+    for side, ((front, back), name) in enumerate(zip(pegs, names)):
+        y = top + lane_h * side + lane_h / 2 - 2
+        colour = SIDE_COLOURS[side % len(SIDE_COLOURS)]
+        out.append(f'<text class="lane-name" x="8" y="{y + 4:.1f}">{escape(name)}</text>')
+        holes = "".join(f'<circle cx="{x(h):.1f}" cy="{y:.1f}" r="1.7"/>'
+                        for h in range(1, target + 1))
+        out.append(f'<g class="holes">{holes}</g>')
+        for hole in range(5, target + 1, 5):
+            if hole % 30 == 0 or hole == target:
+                out.append(f'<text class="hole-num" x="{x(hole):.1f}" y="{y - 6:.1f}">'
+                           f'{hole}</text>')
+        out.append(f'<g class="side-pegs" data-side="{side}" data-front="{front}" '
+                   f'data-back="{back}">'
+                   f'<circle class="peg back-peg" cx="{x(back):.1f}" cy="{y:.1f}" r="3.6" '
+                   f'fill="{colour}" opacity="0.55"/>'
+                   f'<circle class="peg front-peg" cx="{x(front):.1f}" cy="{y:.1f}" r="4.2" '
+                   f'fill="{colour}"/></g>')
+    out.append(f'<text class="finish" x="{x(target) + 8:.1f}" y="{top + 8}">{target}</text>')
+    out.append("</svg>")
+    return "".join(out)
+
+
+# ------------------------------------------------------------------------------ the log
+
+def describe_event(event: Any, name: Any) -> str | None:
+    """One line of the log for ``event`` (``name(seat)`` names a seat), or None."""
+    kind = type(event)
+    if kind is Cut:
+        cuts = ", ".join(f"{name(s)} {C.to_str(c)}" for s, c in enumerate(event.rounds[-1])
+                         if c is not None)
+        return f"Cut for deal: {cuts}; {name(event.dealer)} deal{_s(name(event.dealer))}"
+    if kind is Dealt:
+        return f"Hand {event.hand_number + 1}: {name(event.dealer)} deal{_s(name(event.dealer))}"
+    if kind is StarterTurned:
+        heels = f" (his heels: 2 to {name(event.dealer)})" if event.heels else ""
+        return f"Starter {C.to_str(event.card)}{heels}"
+    if kind is Played:
+        pts = f" +{event.points}" if event.points else ""
+        return f"{name(event.seat)}: {C.to_str(event.card)}, count {event.count}{pts}"
+    if kind is Go:
+        return f"{name(event.seat)}: Go"
+    if kind is SeriesEnd:
+        if event.points:
+            return f"{name(event.seat)} +{event.points} for {event.reason}"
+        return "31: the count starts again" if event.reason == "31" else None
+    if kind is ShowScored:
+        what = "crib" if event.is_crib else "hand"
+        return f"{name(event.seat)} {what}: {event.points}"
+    if kind is Muggins:
+        return (f"Muggins! {name(event.caller)} take{_s(name(event.caller))} "
+                f"{event.points - event.claimed} overlooked by {name(event.seat)}")
+    if kind is GameOver:
+        return None
+    return None
+
+
+def possessive(name: str) -> str:
+    """``"Your"`` for the person, ``"expert's"`` otherwise."""
+    return "Your" if name == "You" else f"{name}'s"
+
+
+def _s(name: str) -> str:
+    return "" if name == "You" else "s"
+
+
+# ------------------------------------------------------------------------------ the show
+
+def show_rows(bd: Breakdown) -> list[tuple[str, str, int]]:
+    """``(kind, cards, points)`` of every scoring combination of a show, in the order the web
+    table and the terminal game list them.
+
+    >>> from cribenv.scoring import score_hand_breakdown
+    >>> show_rows(score_hand_breakdown("5H 5S JD 4C", "6D"))[-2:]
+    [('run of 3', '4C 5S 6D', 3), ('nobs', 'JD', 1)]
+    """
+    rows = [("fifteen", "+".join(C.to_str(c) for c in combo), 2) for combo in bd.fifteens]
+    rows += [("pair", C.to_str_many(pair), 2) for pair in bd.pairs]
+    rows += [(f"run of {len(run)}", C.to_str_many(run), len(run)) for run in bd.runs]
+    if bd.flush:
+        rows.append((f"flush of {len(bd.flush)}", C.to_str_many(bd.flush), len(bd.flush)))
+    if bd.nobs is not None:
+        rows.append(("nobs", C.to_str(bd.nobs), 1))
+    return rows
+
+
+def show_html(events: Sequence[Any], name: Any) -> str:
+    """Every hand and the crib of a show, each with its combinations listed and its total."""
+    parts = []
+    for i, ev in enumerate(events):
+        if type(ev) is not ShowScored:
+            continue
+        nxt = events[i + 1] if i + 1 < len(events) else None
+        muggins = ""
+        if type(nxt) is Muggins:
+            muggins = (f'<p class="muggins" data-claimed="{nxt.claimed}">'
+                       f'{escape(name(nxt.seat))} claimed {nxt.claimed}: Muggins! '
+                       f'{escape(name(nxt.caller))} takes the {nxt.points - nxt.claimed} '
+                       "overlooked.</p>")
+        rows = show_rows(ev.breakdown)
+        what = "crib" if ev.is_crib else "hand"
+        items = "".join(f'<li data-kind="{escape(k)}" data-points="{p}"><span>{escape(k)}'
+                        f'</span><code>{escape(cs)}</code><b>{p}</b></li>' for k, cs, p in rows)
+        if not rows:
+            items = '<li class="nineteen">nothing (a "nineteen")</li>'
+        parts.append(
+            f'<section class="show-hand" data-seat="{ev.seat}" data-crib="{int(ev.is_crib)}" '
+            f'data-total="{ev.points}"><h3>{escape(possessive(name(ev.seat)))} {what}'
+            f'<span class="total">{ev.points}</span></h3>'
+            f'<div class="cards">{cards_html(ev.cards, small=True)}'
+            f'<span class="plus">+</span>{card_html(ev.starter, small=True)}</div>'
+            f'<ul class="combos" aria-label="{escape(possessive(name(ev.seat)))} {what}">'
+            f'{items}</ul>{muggins}</section>')
+    return "".join(parts)
+
+
+# ------------------------------------------------------------------------------ the page
+
+def page(title: str, body: str) -> str:
+    """A whole HTML document around ``body`` (the stylesheet and the script are local)."""
+    return ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            f"<title>{escape(title)}</title>"
+            "<link rel=\"stylesheet\" href=\"/static/table.css\">"
+            "<script src=\"/static/table.js\" defer></script></head>"
+            f"<body>{body}</body></html>")
+
+
+def hand_end_index(events: Sequence[Any]) -> int | None:
+    """Index of the first :class:`HandEnd` in ``events``, or None."""
+    for i, ev in enumerate(events):
+        if type(ev) is HandEnd:
+            return i
+    return None
+
+
+def discarded_by(events: Sequence[Any], seat: int) -> list[int]:
+    return [ev.card for ev in events if type(ev) is Discarded and ev.seat == seat]

@@ -1,0 +1,349 @@
+"""One person's game at the web table: the engine, the bots in the other seats, the moves the
+person makes and the advice they were given.
+
+A :class:`Table` holds a :class:`~cribenv.game.Game` and drives the bots until the person has
+a decision, a hand has ended (the show waits for them to read it) or the game is over. Every
+move goes through the engine, which validates it; a move carries the table's move number
+(``seq``), so a stale, doubled or replayed request is refused with a clear message and leaves
+the game unchanged.
+
+    >>> from cribenv.game import Rules
+    >>> table = Table(Rules(), bot="greedy", seed=3)
+    >>> table.stage, table.seq
+    ('cut', 0)
+    >>> table.act(0, action="next").stage
+    'discard'
+    >>> try:
+    ...     table.act(0, action="next")   # the same request again
+    ... except StaleMoveError as exc:
+    ...     print(exc)  # doctest: +ELLIPSIS
+    this request was made at move 0, but the game is at move 1 (a double click or an old...
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from agents.arena import run_game
+from agents.base import make_agent
+from agents.expert import ExpertAgent
+from cribenv import cards as C
+from cribenv.discard import analyse_discards, discard_evs
+from cribenv.game import (
+    Dealt,
+    Game,
+    IllegalActionError,
+    Phase,
+    PlayerView,
+    Rules,
+)
+from cribenv.scoring import peg_breakdown
+
+__all__ = ["Advice", "Decision", "MoveError", "StaleMoveError", "Table", "advice_summary",
+           "describe_peg", "discard_advice", "play_advice", "throw_key"]
+
+
+def hand_events(game: Game, hand_number: int) -> list[Any]:
+    """The events of hand ``hand_number`` of ``game``, from its deal to the next deal."""
+    starts = [i for i, e in enumerate(game.events) if type(e) is Dealt]
+    lo = starts[hand_number]
+    hi = starts[hand_number + 1] if hand_number + 1 < len(starts) else len(game.events)
+    return game.events[lo:hi]
+
+
+class MoveError(ValueError):
+    """A move the table refuses (the message says why); the game is unchanged."""
+
+
+class StaleMoveError(MoveError):
+    """A move made for an earlier position (a double click, a replayed request, an old page)."""
+
+
+@dataclass
+class Advice:
+    """The advisor's word on one decision: the options with their values (best first), the
+    card(s) it recommends and a one-line reason. ``values`` maps an option key (the thrown or
+    laid cards as a string, e.g. ``"5H 5S"``) to its value in expected points."""
+
+    kind: str                     # "discard" or "play"
+    best: str
+    reason: str
+    options: list[dict[str, Any]]
+    values: dict[str, float] = field(default_factory=dict)
+
+
+def discard_advice(view: PlayerView) -> Advice:
+    """The exact expected value of every throw of the cards dealt to ``view``'s seat (the
+    ``discard`` analysis; 3/4 players: :func:`cribenv.discard.discard_evs` for one card).
+
+    >>> from cribenv.game import Deal
+    >>> deal = Deal(0, ["5S 4S 2S 8D 6H 8C", "AH 2H 3H 7D 9D KS"], "5D")
+    >>> advice = discard_advice(Game(Rules(), seed=0, deals=[deal]).view(0))
+    >>> advice.best, round(advice.options[0]["hand"], 3)   # the dealer throws the eights
+    ('8C 8D', 8.5)
+    """
+    own = view.own_cards
+    crib_sign = 1.0 if view.crib_is_own else -1.0
+    options = []
+    if view.num_players == 2:
+        for opt in analyse_discards(own, is_dealer=view.crib_is_own):
+            options.append({"throw": C.to_str_many(opt.throw), "keep": C.to_str_many(opt.keep),
+                            "hand": opt.hand_ev, "crib": opt.crib_ev, "value": opt.expected})
+    else:
+        keeps, throws, hand_ev, crib_ev = discard_evs(own, None, view.discards_per_player)
+        for keep, throw, h, c in zip(keeps, throws, hand_ev, crib_ev):
+            options.append({"throw": C.to_str_many(throw), "keep": C.to_str_many(keep),
+                            "hand": h, "crib": c, "value": h + crib_sign * c})
+        options.sort(key=lambda o: (-o["value"], -o["hand"], o["throw"]))
+    best = options[0]
+    whose = "your" if view.crib_is_own else "the opponent's"
+    reason = (f"keep {best['keep']}: {best['hand']:.2f} expected in hand, "
+              f"{'+' if view.crib_is_own else '-'}{best['crib']:.2f} in {whose} crib "
+              f"(exact over every starter and random crib cards; pegging ignored)")
+    return Advice("discard", best["throw"], reason, options,
+                  {o["throw"]: o["value"] for o in options})
+
+
+def play_advice(view: PlayerView, legal: list[int]) -> Advice:
+    """The expert bot's choice in the play and why: each legal card with the points it pegs now
+    and the expert's value of it (points now, minus the expected reply, plus what follows)."""
+    expert = ExpertAgent()
+    values = expert.play_values(view, legal)
+    choice = expert.play(view, legal)
+    series = view.series_cards
+    options = []
+    for card, (value, now) in zip(legal, values):
+        options.append({"card": C.to_str(card), "now": now, "value": value,
+                        "how": describe_peg([*series, card]) if now else ""})
+    options.sort(key=lambda o: -o["value"])
+    best = next(o for o in options if o["card"] == C.to_str(choice))
+    if best["value"] >= 1000:
+        reason = f"{best['card']} pegs out"
+    elif best["now"]:
+        reason = f"{best['card']} pegs {best['now']} now ({best['how']})"
+    else:
+        reason = f"{best['card']} pegs nothing now but risks the least against the reply"
+    reason += f"; value {best['value']:+.2f} expected points"
+    return Advice("play", best["card"], reason, options,
+                  {o["card"]: o["value"] for o in options})
+
+
+def describe_peg(series: Sequence[int]) -> str:
+    """What the last card of ``series`` pegs, in words (go and last card excluded).
+
+    >>> describe_peg(C.parse_many("4C 6C 5C"))
+    'fifteen 2, run of 3 for 3'
+    """
+    bd = peg_breakdown(list(series))
+    parts = []
+    if bd.fifteen:
+        parts.append(f"fifteen {bd.fifteen}")
+    if bd.thirty_one:
+        parts.append(f"31 for {bd.thirty_one}")
+    if bd.pair:
+        parts.append({2: "a pair", 3: "pair royal", 4: "double pair royal"}[bd.pair_count]
+                     + f" for {bd.pair}")
+    if bd.run:
+        parts.append(f"run of {bd.run_length} for {bd.run}")
+    return ", ".join(parts)
+
+
+@dataclass
+class Decision:
+    """One decision of the person: what they chose and what the advisor said."""
+
+    hand_number: int
+    kind: str
+    chosen: str
+    advice: Advice
+
+    @property
+    def loss(self) -> float:
+        """Expected points given up against the advice (0 when the advice was followed)."""
+        values = self.advice.values
+        return max(0.0, values[self.advice.best] - values.get(self.chosen, values[
+            self.advice.best]))
+
+
+def advice_summary(decisions: Sequence[Decision]) -> dict[str, Any]:
+    """How many ``decisions`` followed the advice, the expected points given up in the discard,
+    in the play and in all, and the three costliest decisions (``worst``)."""
+    by_kind = {"discard": 0.0, "play": 0.0}
+    followed = 0
+    for d in decisions:
+        by_kind[d.kind] += d.loss
+        followed += d.loss < 1e-9
+    return {"decisions": len(decisions), "followed": followed,
+            "discard": by_kind["discard"], "play": by_kind["play"],
+            "total": by_kind["discard"] + by_kind["play"],
+            "worst": sorted(decisions, key=lambda d: -d.loss)[:3]}
+
+
+def throw_key(advice: Advice, ids: Sequence[int]) -> str:
+    """The advice's key for the throw ``ids`` (the options list cards in dealt order)."""
+    want = set(ids)
+    for key in advice.values:
+        if set(C.parse_many(key)) == want:
+            return key
+    return C.to_str_many(ids)
+
+
+class Table:
+    """A person in seat ``human`` against ``bot`` (a name or a factory ``seed -> bot``) in the
+    other seats. ``stage`` is what the page shows: ``cut`` (the cut for first deal), ``discard``
+    or ``play`` (the person's decision), ``show`` (a hand was counted; ``show_hand`` is its
+    number) or ``over``. :meth:`act` applies a move; every other method only reads."""
+
+    def __init__(self, rules: Rules, bot: str | Callable[[int | None], Any] = "expert",
+                 human: int = 0, seed: int | None = None, advice: bool = False,
+                 bot_label: str | None = None) -> None:
+        if not 0 <= human < rules.num_players:
+            raise ValueError(f"human seat must be 0..{rules.num_players - 1}, got {human!r}")
+        self.rules = rules
+        self.human = human
+        self.advice_on = advice
+        self.game = Game(rules, seed=seed)
+        make = bot if callable(bot) else (lambda s: make_agent(bot, seed=s))
+        self.bot_label = bot_label or (bot if isinstance(bot, str) else "bot")
+        self.players: list[Any] = [
+            None if s == human else make(None if seed is None else seed + s)
+            for s in range(rules.num_players)]
+        for p in self.players:
+            if p is not None and callable(getattr(p, "reset", None)):
+                p.reset()
+        self.seq = 0
+        self.stage = "cut"
+        self.show_hand: int | None = None
+        self.decisions: list[Decision] = []
+        self.lock = threading.Lock()
+
+    # ------------------------------------------------------------------ reading
+    @property
+    def need(self) -> int:
+        """Cards the person lays away at once in the discard (2 with 2 players, else 1)."""
+        return self.rules.discards_per_player
+
+    def view(self) -> PlayerView:
+        return self.game.view(self.human)
+
+    def hand_events(self, hand_number: int) -> list[Any]:
+        """The events of hand ``hand_number`` (from its deal to its end)."""
+        return hand_events(self.game, hand_number)
+
+    def advice(self) -> Advice | None:
+        """The advisor's word on the person's current decision (None without one, or off)."""
+        if not self.advice_on or self.stage not in ("discard", "play"):
+            return None
+        view = self.view()
+        if self.stage == "discard":
+            if view.discards:   # 3/4 players lay one card: the advice was for the dealt hand
+                return None
+            return discard_advice(view)
+        return play_advice(view, self.game.legal_actions())
+
+    def summary(self) -> dict[str, Any]:
+        """Points lost against the advice, by phase (what the result page lists)."""
+        return advice_summary(self.decisions)
+
+    # ------------------------------------------------------------------ acting
+    @property
+    def claims_due(self) -> list[str]:
+        """With Muggins, what the person counts with their last card: ``["hand"]``, and
+        ``"crib"`` when they deal; otherwise nothing."""
+        if not self.rules.muggins or self.stage != "play" or len(
+                self.game.hands[self.human]) != 1:
+            return []
+        return ["hand", "crib"] if self.game.dealer == self.human else ["hand"]
+
+    def act(self, seq: int, cards: Sequence[str | int] = (), action: str = "cards",
+            claims: dict[str, int] | None = None) -> Table:
+        """Apply the person's move made at move number ``seq``: ``action="cards"`` lays
+        ``cards`` (the throw in the discard, one card in the play), ``action="next"`` moves
+        on from the cut or the show. With Muggins the last card of a hand comes with
+        ``claims`` (:attr:`claims_due`: the person's count of their hand and crib). Raises
+        :class:`MoveError` (game unchanged) otherwise."""
+        with self.lock:
+            if not isinstance(seq, int) or isinstance(seq, bool):
+                raise MoveError(f"seq must be the move number the page was showing (an "
+                                f"integer), got {str(seq)[:20]!r}")
+            if seq != self.seq:
+                raise StaleMoveError(
+                    f"this request was made at move {seq}, but the game is at move "
+                    f"{self.seq} (a double click or an old page?): the game is unchanged")
+            if action == "next":
+                if self.stage not in ("cut", "show"):
+                    raise MoveError(f"nothing to move on from: it is your turn to "
+                                    f"{self.stage}" if self.stage != "over" else
+                                    "the game is over: start a new game")
+                self.stage = "bots"
+                self.show_hand = None
+            elif action == "cards":
+                self._lay(list(cards), claims or {})
+            else:
+                raise MoveError(f"unknown action {action!r} (expected 'cards' or 'next')")
+            self.seq += 1
+            self._advance()
+            return self
+
+    def _lay(self, cards: list[str | int], claims: dict[str, Any]) -> None:
+        if self.stage not in ("discard", "play"):
+            raise MoveError(f"it is not your turn (the table is at the {self.stage})")
+        try:
+            ids = [c if isinstance(c, int) and not isinstance(c, bool) else C.parse(c)
+                   for c in cards]
+        except (ValueError, TypeError, AttributeError) as exc:
+            raise MoveError(f"not a card: {exc}") from None
+        want = self.need - len(self.view().discards) if self.stage == "discard" else 1
+        if len(ids) != want or len(set(ids)) != len(ids):
+            what = "cards for the crib" if self.stage == "discard" else "card to lay"
+            raise MoveError(f"choose {want} {what}, got {len(ids)}"
+                            + (f" ({C.to_str_many(ids)})" if ids and all(
+                                0 <= c < 52 for c in ids) else ""))
+        due = self.claims_due
+        for what in due:
+            value = claims.get(what)
+            if type(value) is not int or not 0 <= value <= 29:
+                raise MoveError(f"Muggins: count your {what} (0..29) before you lay your last "
+                                f"card, got {value!r}")
+        trial = self.game.clone()   # the engine validates the whole move before it is made
+        for what in due:
+            trial.claim(self.human, claims[what], crib=what == "crib")
+        for card in ids:
+            try:
+                trial.step(card)
+            except IllegalActionError as exc:
+                raise MoveError(str(exc).replace(f"seat {self.human}", "you")) from None
+        advice = self.advice()
+        if advice is not None:
+            chosen = throw_key(advice, ids) if advice.kind == "discard" else C.to_str(ids[0])
+            self.decisions.append(Decision(self.game.hand_number, advice.kind, chosen, advice))
+        hand = self.game.hand_number
+        for what in due:
+            self.game.claim(self.human, claims[what], crib=what == "crib")
+        for card in ids:
+            self.game.step(card)
+        self._after_moves(hand)
+
+    def _after_moves(self, hand: int) -> None:
+        if self.game.hand_number != hand or self.game.is_over:
+            self.stage = "over" if self.game.is_over else "show"
+            self.show_hand = hand
+        else:
+            self.stage = "bots"
+
+    def _advance(self) -> None:
+        """Let the bots play until the person decides, a hand ends or the game is over."""
+        if self.stage != "bots":
+            return
+        game = self.game
+        hand = game.hand_number
+        run_game(game, self.players,
+                 until=lambda g: g.current_player == self.human or g.hand_number != hand)
+        if game.is_over or game.hand_number != hand:
+            self._after_moves(hand)
+            return
+        self.stage = "discard" if game.phase is Phase.DISCARD else "play"
+

@@ -1,0 +1,375 @@
+"""The pages of the web table: the table of a game in progress, the lobby and a replay.
+
+Each function returns HTML built by :mod:`agents.web.render` from a :class:`Table` (or a replayed
+:class:`~cribenv.game.Game`); the table's root element carries the game's id, its move number
+and its stage (``data-game``, ``data-seq``, ``data-stage``), which the page's script sends back
+with every move.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from html import escape
+from typing import Any
+
+from agents.web.render import (
+    back_html,
+    board_svg,
+    card_html,
+    cards_html,
+    describe_event,
+    peg_history,
+    possessive,
+    show_html,
+)
+from agents.web.table import Advice, Table, hand_events
+from cribenv import cards as C
+from cribenv.game import (
+    Cut,
+    Dealt,
+    Discarded,
+    Game,
+    GameOver,
+    Go,
+    Played,
+    SeriesEnd,
+    ShowScored,
+    StarterTurned,
+)
+
+__all__ = ["lobby_html", "replay_html", "seat_namer", "side_names", "table_html"]
+
+GAME_POINTS = {1: "a win", 2: "a skunk", 3: "a double skunk"}
+
+
+def seat_namer(num_players: int, human: int | None, labels: Sequence[str]) -> Callable[[int],
+                                                                                      str]:
+    """``name(seat)``: "You" for the person, the bot's label (with its seat when there are
+    several bots, "partner" for a 4-player partner) otherwise."""
+    def name(seat: int) -> str:
+        if seat == human:
+            return "You"
+        label = labels[seat]
+        if human is not None and num_players == 4 and seat % 2 == human % 2:
+            return f"{label} (partner)"
+        if human is not None and num_players > 2:
+            return f"{label} {seat + 1}"
+        return label
+    return name
+
+
+def side_names(num_players: int, name: Callable[[int], str]) -> list[str]:
+    if num_players == 4:
+        return [f"{name(0)} & {name(2)}", f"{name(1)} & {name(3)}"]
+    return [name(s) for s in range(num_players)]
+
+
+def _hand_state(events: Sequence[Any]) -> dict[str, Any]:
+    """What the felt shows of one hand, from its events: dealer, starter, the series laid,
+    the count, who said Go, the thrown cards."""
+    state: dict[str, Any] = {"dealer": None, "starter": None, "series": [[]], "count": 0,
+                             "go": set(), "discards": {}}
+    for ev in events:
+        kind = type(ev)
+        if kind is Dealt:
+            state["dealer"] = ev.dealer
+        elif kind is Discarded:
+            state["discards"].setdefault(ev.seat, []).append(ev.card)
+        elif kind is StarterTurned:
+            state["starter"] = ev.card
+        elif kind is Played:
+            state["series"][-1].append((ev.seat, ev.card))
+            state["count"] = ev.count
+        elif kind is Go:
+            state["go"].add(ev.seat)
+        elif kind is SeriesEnd:
+            state["series"].append([])
+            state["count"] = 0
+            state["go"] = set()
+    return state
+
+
+def _felt(game: Game, events: Sequence[Any], name: Callable[[int], str], human: int | None,
+          hands: dict[int, list[int]] | None, playable: Sequence[int], current: bool,
+          crib: Sequence[int] | None = None) -> str:
+    """The felt: the other seats, the starter and the crib, the cards laid, the person's hand.
+
+    ``hands`` (seat -> cards) are shown face up; other seats' cards face down."""
+    n = game.num_players
+    st = _hand_state(events)
+    dealer = st["dealer"]
+    seats = []
+    for seat in range(n):
+        if seat == human:
+            continue
+        held = hands.get(seat) if hands else None
+        if held is None:
+            count = game.view(seat).cards_held[seat] if current else 0
+            shown = "".join(back_html(small=True) for _ in range(count))
+        else:
+            shown = cards_html(held, small=True)
+        badges = ""
+        if seat == dealer:
+            badges += '<span class="badge dealer" title="the dealer">dealer</span>'
+        if seat in st["go"]:
+            badges += '<span class="badge go">Go</span>'
+        if current and game.current_player == seat:
+            badges += '<span class="badge turn">to play</span>'
+        seats.append(f'<div class="seat" data-seat="{seat}"><h4>{escape(name(seat))}{badges}'
+                     f'</h4><div class="cards">{shown or "&nbsp;"}</div></div>')
+    series_html = []
+    last = len(st["series"]) - 1
+    for i, series in enumerate(st["series"]):
+        if not series:
+            continue
+        laid = "".join(card_html(c, small=True, label=name(s)) for s, c in series)
+        cls = "series current" if i == last else "series done"
+        series_html.append(f'<div class="{cls}">{laid}</div>')
+    starter = st["starter"]
+    starter_html = card_html(starter) if starter is not None else back_html()
+    crib_owner = f"{possessive(name(dealer))} crib" if dealer is not None else "crib"
+    if crib is not None:
+        crib_cards = cards_html(crib, small=True)
+    else:
+        thrown = sum(len(v) for v in st["discards"].values())
+        crib_cards = "".join(back_html(small=True) for _ in range(thrown + (n == 3)))
+    mine = ""
+    if human is not None:
+        held = (hands or {}).get(human, [])
+        dealer_badge = ('<span class="badge dealer">dealer</span>' if human == dealer else "")
+        go_badge = '<span class="badge go">Go</span>' if human in st["go"] else ""
+        mine = (f'<div class="you" data-seat="{human}"><h4>Your hand{dealer_badge}{go_badge}'
+                f'</h4><div class="cards hand" id="hand">'
+                + "".join(card_html(c, playable=c in playable,
+                                    dim=bool(playable) and c not in playable) for c in held)
+                + "</div></div>")
+    return (f'<div class="felt"><div class="opponents">{"".join(seats)}</div>'
+            f'<div class="middle"><div class="pile"><h5>Starter</h5>{starter_html}</div>'
+            f'<div class="pile crib"><h5>{escape(crib_owner)}</h5><div class="cards">'
+            f'{crib_cards}</div></div>'
+            f'<div class="play"><h5>The play · count <b class="count" data-count="'
+            f'{st["count"]}">{st["count"]}</b></h5>{"".join(series_html)}</div></div>'
+            f'{mine}</div>')
+
+
+def _scores(game: Game, sides: Sequence[str]) -> str:
+    items = "".join(
+        f'<li class="side-{i}" data-side="{i}" data-score="{s}"><span>{escape(sides[i])}</span>'
+        f'<b>{s}</b></li>' for i, s in enumerate(game.scores))
+    return f'<ul class="scores">{items}</ul>'
+
+
+def _log(events: Sequence[Any], name: Callable[[int], str]) -> str:
+    lines = [describe_event(ev, name) for ev in events]
+    items = "".join(f"<li>{escape(line)}</li>" for line in lines if line)
+    return f'<ol class="log" aria-label="what happened">{items}</ol>'
+
+
+def _advice_html(advice: Advice | None) -> str:
+    if advice is None:
+        return ""
+    if advice.kind == "discard":
+        head = "<tr><th>throw</th><th>keep</th><th>hand</th><th>crib</th><th>value</th></tr>"
+        rows = "".join(
+            f'<tr class="{"best" if o["throw"] == advice.best else ""}" data-throw='
+            f'"{o["throw"]}"><td>{o["throw"]}</td><td>{o["keep"]}</td>'
+            f'<td>{o["hand"]:.2f}</td><td>{o["crib"]:.2f}</td><td>{o["value"]:+.2f}</td></tr>'
+            for o in advice.options)
+    else:
+        head = "<tr><th>card</th><th>pegs now</th><th>value</th></tr>"
+        rows = "".join(
+            f'<tr class="{"best" if o["card"] == advice.best else ""}" data-card-option='
+            f'"{o["card"]}"><td>{o["card"]}</td><td>{o["now"]}'
+            f'{(" · " + escape(o["how"])) if o["how"] else ""}</td>'
+            f'<td>{o["value"]:+.2f}</td></tr>' for o in advice.options)
+    return (f'<section class="advice" data-best="{advice.best}"><h3>Advice</h3>'
+            f'<p>{escape(advice.reason)}</p><table>{head}{rows}</table></section>')
+
+
+def _summary_html(table: Table) -> str:
+    if not table.advice_on:
+        return ""
+    s = table.summary()
+    worst = "".join(
+        f"<li>hand {d.hand_number + 1}, {d.kind}: you chose {d.chosen}, the advice was "
+        f"{d.advice.best} (-{d.loss:.2f})</li>" for d in s["worst"] if d.loss > 1e-9)
+    return (f'<section class="summary" data-lost="{s["total"]:.3f}"><h3>Against the advice'
+            f'</h3><p>{s["followed"]} of {s["decisions"]} decisions followed the advice. '
+            f'Expected points given up: {s["discard"]:.2f} in the discard, {s["play"]:.2f} '
+            f'in the play, {s["total"]:.2f} in all.</p>'
+            + (f"<ul>{worst}</ul>" if worst else "") + "</section>")
+
+
+def _result_html(game: Game, sides: Sequence[str]) -> str:
+    over = next((e for e in reversed(game.events) if type(e) is GameOver), None)
+    if over is None:
+        return "<p>The game stopped without a winner.</p>"
+    scores = " to ".join(str(s) for s in sorted(over.scores, reverse=True))
+    kind = GAME_POINTS[over.game_points]
+    verb = "win" if sides[over.winner].startswith("You") else "wins"
+    return (f'<p class="result" data-winner="{over.winner}" data-game-points='
+            f'"{over.game_points}"><b>{escape(sides[over.winner])} {verb}</b> {scores}: '
+            f'{kind}, {over.game_points} match point{"s" if over.game_points > 1 else ""}.</p>')
+
+
+def _claims_html(table: Table) -> str:
+    """With Muggins, the person's count of their hand (and crib) sent with the last card."""
+    due = table.claims_due
+    if not due:
+        return ""
+    starter = C.to_str(table.game.starter) if table.game.starter is not None else ""
+    fields = "".join(
+        f'<label>your {what}: <input type="number" min="0" max="29" required '
+        f'name="claim-{what}" data-claim="{what}"></label>' for what in due)
+    return (f'<p class="claims">Count with the starter {starter} (what you miss, the bots '
+            f'take): {fields}</p>')
+
+
+def table_html(table: Table, key: str) -> str:
+    """The whole table of a game in progress (the part of the page the script replaces)."""
+    game = table.game
+    rules = table.rules
+    labels = [table.bot_label] * rules.num_players
+    name = seat_namer(rules.num_players, table.human, labels)
+    sides = side_names(rules.num_players, name)
+    stage = table.stage
+    shown_hand = table.show_hand if stage in ("show", "over") else game.hand_number
+    events = table.hand_events(shown_hand)
+    current = stage not in ("show", "over")
+    playable: list[int] = []
+    if current:
+        hands = {table.human: sorted(game.hands[table.human])}
+        if stage in ("discard", "play"):
+            playable = game.legal_actions()
+    else:
+        kept = [e for e in events if type(e) is ShowScored and not e.is_crib]
+        hands = {e.seat: list(e.cards) for e in kept}
+        if table.human not in hands:   # the game ended before the person's hand was counted
+            hands[table.human] = (sorted(game.hands[table.human])
+                                  if game.hand_number == shown_hand else [])
+    felt = _felt(game, events, name, table.human, hands, playable, current)
+    need = table.need - len(game.discards[table.human]) if stage == "discard" else 1
+    whose = "your" if game.dealer == table.human else f"{name(game.dealer)}'s"
+    if rules.num_players == 4 and game.dealer % 2 == table.human % 2 and stage == "discard":
+        whose = "your side's"
+    prompt = {
+        "cut": "The cut for first deal: the lowest card deals.",
+        "discard": f"Choose {need} card{'s' if need > 1 else ''} for {whose} crib "
+                   f"(click {'them' if need > 1 else 'it'}).",
+        "play": f"Your turn to lay a card: the count is {game.count}." + (
+            " Muggins: count your show before your last card." if table.claims_due else ""),
+        "show": f"Hand {shown_hand + 1} is counted.",
+        "over": "The game is over.",
+    }.get(stage, "")
+    overlay = ""
+    if stage == "cut":
+        cut = next(e for e in game.events if type(e) is Cut)
+        rounds = "".join(
+            "<div class=\"cut-round\">" + "".join(
+                f'<figure>{card_html(c)}<figcaption>{escape(name(s))}</figcaption></figure>'
+                for s, c in enumerate(r) if c is not None) + "</div>" for r in cut.rounds)
+        overlay = (f'<div class="overlay"><div class="panel cut"><h2>Cut for deal</h2>'
+                   f'{rounds}<p>{escape(name(cut.dealer))} '
+                   f'{"deal" if cut.dealer == table.human else "deals"} first (lowest card; '
+                   f'aces are low{", ties cut again" if len(cut.rounds) > 1 else ""}).</p>'
+                   '<button type="button" class="primary" data-action="next">Deal</button>'
+                   '</div></div>')
+    elif stage in ("show", "over"):
+        shows = show_html(events, name)
+        result = _result_html(game, sides) + _summary_html(table) if stage == "over" else ""
+        button = ('<button type="button" class="primary" data-action="new">New game</button>'
+                  if stage == "over" else
+                  '<button type="button" class="primary" data-action="next">Next hand</button>')
+        title = "Game over" if stage == "over" else f"The show, hand {shown_hand + 1}"
+        overlay = (f'<div class="overlay"><div class="panel show"><h2>{title}</h2>{result}'
+                   f'<div class="shows">{shows or "<p>The game ended before the show.</p>"}'
+                   f'</div>{button}</div></div>')
+    return (f'<div id="table" data-game="{escape(key)}" data-seq="{table.seq}" '
+            f'data-stage="{stage}" data-need="{need}">'
+            f'<div class="topbar">{_scores(game, sides)}<span class="target">to '
+            f'{rules.target}</span></div>'
+            f'<div class="board-wrap">{board_svg(rules, peg_history(game), sides)}</div>'
+            f'<div class="main"><div class="centre">{felt}'
+            f'<p class="prompt" role="status">{escape(prompt)}</p>{_claims_html(table)}'
+            f'<p class="error" role="alert" id="error"></p></div>'
+            f'<aside>{_advice_html(table.advice())}<h3>This hand</h3>{_log(events, name)}'
+            f'</aside>{overlay}</div></div>')
+
+
+def lobby_html(bots: Sequence[str], settings: dict[str, Any] | None = None,
+               replays: Sequence[tuple[str, str]] = ()) -> str:
+    """The new-game form (and the replays the server was given)."""
+    s = {"bot": bots[0], "players": 2, "target": 121, "advice": False, "muggins": False,
+         **(settings or {})}
+    options = "".join(f'<option value="{escape(b)}"{" selected" if b == s["bot"] else ""}>'
+                      f'{escape(b)}</option>' for b in bots)
+
+    def choice(name: str, values: Sequence[int]) -> str:
+        return "".join(f'<option value="{v}"{" selected" if v == s[name] else ""}>{v}</option>'
+                       for v in values)
+
+    links = "".join(f'<li><a href="{escape(url)}">{escape(label)}</a></li>'
+                    for label, url in replays)
+    replay_list = f'<section class="replays"><h3>Replays</h3><ul>{links}</ul></section>' \
+        if links else ""
+    return (
+        '<header><h1>Cribbage</h1><form id="new-game" class="new-game">'
+        f'<label>against <select name="bot">{options}</select></label>'
+        f'<label>players <select name="players">{choice("players", (2, 3, 4))}</select></label>'
+        f'<label>to <select name="target">{choice("target", (121, 61))}</select></label>'
+        f'<label><input type="checkbox" name="advice"{" checked" if s["advice"] else ""}>'
+        ' advice</label>'
+        f'<label title="count your own show; the bots take what you miss"><input '
+        f'type="checkbox" name="muggins"{" checked" if s["muggins"] else ""}> muggins</label>'
+        '<button type="submit" class="primary">New game</button></form></header>'
+        f'{replay_list}'
+        '<details class="open-replay"><summary>Open a recorded game</summary>'
+        '<form method="post" action="/replays">'
+        '<label>paste a <code>Game.to_json()</code> record:'
+        '<textarea name="record" rows="3" placeholder=\'{"format": "cribenv-game/1", ...}\'>'
+        '</textarea></label><button type="submit">Open replay</button></form></details>')
+
+
+def replay_html(game: Game, step: int, total: int, labels: Sequence[str], key: str,
+                hand_starts: Sequence[int] = ()) -> str:
+    """A recorded game after ``step`` of its ``total`` moves, every seat's cards face up,
+    with links one move (and one hand) forwards and backwards; ``hand_starts`` are the move
+    numbers at which the hands begin."""
+    rules = game.rules
+    name = seat_namer(rules.num_players, None, labels)
+    sides = side_names(rules.num_players, name)
+    hand = game.hand_number
+    events = hand_events(game, hand)
+    hands = {s: sorted(game.hands[s]) for s in range(rules.num_players)}
+    crib = sorted(game.crib)
+    last_show = []
+    if game.is_over or step == total:
+        last_show = events
+    elif hand > 0 and not any(type(e) is Played for e in events) and not any(
+            type(e) is StarterTurned for e in events):
+        last_show = hand_events(game, hand - 1)   # between hands: the show just counted
+    felt = _felt(game, events, name, None, hands, [], True, crib=crib)
+
+    def link(to: int, text: str, rel: str) -> str:
+        if to < 0 or to > total or to == step:
+            return f'<span class="nav off">{text}</span>'
+        return f'<a class="nav" rel="{rel}" href="/replay/{escape(key)}?step={to}">{text}</a>'
+
+    prev_hand = max([m for m in hand_starts if m < step], default=0)
+    next_hand = min([m for m in hand_starts if m > step], default=total)
+    nav = (f'<nav class="replay-nav">{link(0, "|◀ start", "first")}'
+           f'{link(prev_hand, "◀◀ hand", "prev-hand")}{link(step - 1, "◀ move", "prev")}'
+           f'<span class="where">move <b data-step="{step}">{step}</b> of {total} · hand '
+           f'{hand + 1}</span>{link(step + 1, "move ▶", "next")}'
+           f'{link(next_hand, "hand ▶▶", "next-hand")}{link(total, "end ▶|", "last")}</nav>')
+    shows = show_html(last_show, name)
+    result = _result_html(game, sides) if game.is_over else ""
+    return (f'<header><h1>Replay</h1><a href="/">new game</a></header>'
+            f'<div id="table" class="replay" data-step="{step}">{nav}'
+            f'<div class="topbar">{_scores(game, sides)}<span class="target">to '
+            f'{rules.target}</span></div>'
+            f'<div class="board-wrap">{board_svg(rules, peg_history(game), sides)}</div>'
+            f'<div class="main"><div class="centre">{felt}{result}'
+            f'{"<div class=shows>" + shows + "</div>" if shows else ""}</div>'
+            f'<aside><h3>This hand</h3>{_log(events, name)}</aside></div></div>')
+

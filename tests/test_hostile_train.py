@@ -1,0 +1,181 @@
+"""``cribenv train`` under hostile use: bad settings files and run folders, damaged
+checkpoints, and resume semantics (the run's own settings kept, changed ones refused, every log
+row kept exactly once)."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from cribenv.cli import main
+from train.config import TrainConfig
+from train.selfplay import SelfPlayConfig
+
+SB3 = ["--backend", "sb3", "--n-envs", "2", "--n-steps", "64", "--batch-size", "64",
+       "--n-epochs", "1", "--net-arch", "16", "--heuristics", "random", "--eval-games", "2",
+       "--eval-every", "128", "--snapshot-every", "256", "--checkpoint-every", "256",
+       "--pool-size", "3", "--no-progress"]
+SELFPLAY = ["--n-games", "8", "--n-steps", "16", "--minibatch-size", "64", "--n-epochs", "1",
+            "--net-arch", "16", "--card-dim", "4", "--heuristics", "random", "--eval-games", "2",
+            "--snapshot-every", "128", "--checkpoint-every", "256", "--eval-every", "128",
+            "--pool-size", "3", "--no-progress"]
+
+
+def cli(capsys, *argv: str) -> tuple[int, str, str]:
+    try:
+        status = main(list(argv))
+    except SystemExit as exc:
+        status = exc.code
+    out = capsys.readouterr()
+    assert "Traceback" not in out.err
+    return status, out.out, out.err
+
+
+def rows(path: Path) -> list[dict[str, str]]:
+    with path.open(newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def test_default_threads_is_one():
+    """One torch thread: on 2 cores more threads contend with the games (README numbers)."""
+    assert TrainConfig().threads == 1 and SelfPlayConfig().threads == 1
+
+
+# -------------------------------------------------------------------------- bad inputs
+@pytest.mark.parametrize("content,what", [(None, "does not exist"), ("[1, 2]", "JSON object"),
+                                          ("{oops", "not a readable JSON"),
+                                          ('{"gama": 0.5}', "gama")])
+def test_bad_config_files(capsys, tmp_path, content, what):
+    config = tmp_path / "c.json"
+    if content is not None:
+        config.write_text(content)
+    status, _, err = cli(capsys, "train", "--run-dir", str(tmp_path / "run"), "--config",
+                         str(config), "--no-progress")
+    assert status == 2 and what in err
+    if content is not None and "gama" not in content:
+        assert str(config) in err
+    assert not (tmp_path / "run").exists()
+
+
+def test_run_dir_that_cannot_be_written(capsys, tmp_path):
+    a_file = tmp_path / "f"
+    a_file.write_text("x")
+    for run_dir in (a_file, a_file / "run"):
+        status, _, err = cli(capsys, "train", "--run-dir", str(run_dir), "--no-progress")
+        assert status == 2 and str(a_file) in err
+
+
+def test_a_setting_of_the_other_backend_is_exit_2(capsys, tmp_path):
+    status, _, err = cli(capsys, "train", "--run-dir", str(tmp_path / "r"), "--n-envs", "4")
+    assert status == 2 and "--n-envs" in err
+
+
+@pytest.fixture(scope="module")
+def sb3_run(tmp_path_factory) -> Path:
+    run = tmp_path_factory.mktemp("sb3") / "run"
+    assert main(["train", "--run-dir", str(run), *SB3, "--total-steps", "512"]) == 0
+    return run
+
+
+def _copy(run: Path, tmp_path: Path) -> Path:
+    import shutil
+
+    dst = tmp_path / "run"
+    shutil.copytree(run, dst)
+    return dst
+
+
+@pytest.mark.parametrize("latest,what", [(b"\x8f\x00\xffrandom", "LATEST is damaged"),
+                                         (b"../../etc", "LATEST is damaged"),
+                                         (b"step-000000999\n", "incomplete")])
+def test_damaged_latest_names_the_file(capsys, tmp_path, sb3_run, latest, what):
+    run = _copy(sb3_run, tmp_path)
+    (run / "checkpoints" / "LATEST").write_bytes(latest)
+    status, _, err = cli(capsys, "train", "--run-dir", str(run), "--backend", "sb3", "--resume",
+                         "--total-steps", "1024", "--no-progress")
+    assert status == 2 and what in err and str(run) in err
+
+
+@pytest.mark.parametrize("state", ["[1]", "{}", "null", "\x00\x01"])
+def test_damaged_state_json(capsys, tmp_path, sb3_run, state):
+    run = _copy(sb3_run, tmp_path)
+    name = (run / "checkpoints" / "LATEST").read_text().strip()
+    (run / "checkpoints" / name / "state.json").write_text(state)
+    status, _, err = cli(capsys, "train", "--run-dir", str(run), "--backend", "sb3", "--resume",
+                         "--total-steps", "1024", "--no-progress")
+    assert status == 2 and name in err
+
+
+# -------------------------------------------------------------------------- resume semantics
+def test_resume_keeps_the_runs_own_settings(capsys, tmp_path, sb3_run):
+    run = _copy(sb3_run, tmp_path)
+    before = (run / "config.json").read_text()
+    progress = (run / "logs" / "progress.csv").read_text()
+    status, out, _ = cli(capsys, "train", "--run-dir", str(run), "--backend", "sb3", "--resume",
+                         "--no-progress")
+    # the run's own total_steps (512) is reached: nothing trained, nothing rewritten, and no
+    # "0 env steps/s"
+    assert status == 0 and "nothing left to train" in out and "512" in out
+    assert "steps/s" not in out
+    assert (run / "config.json").read_text() == before
+    assert (run / "logs" / "progress.csv").read_text() == progress
+
+
+def test_resume_refuses_changed_settings_naming_them(capsys, tmp_path, sb3_run):
+    run = _copy(sb3_run, tmp_path)
+    before = (run / "config.json").read_text()
+    status, _, err = cli(capsys, "train", "--run-dir", str(run), "--backend", "sb3", "--resume",
+                         "--learning-rate", "0.01", "--net-arch", "32", "--gamma", "0.5")
+    assert status == 2
+    for text in ("learning_rate (the run has 0.0003, asked 0.01)", "net_arch", "gamma"):
+        assert text in err
+    assert (run / "config.json").read_text() == before
+
+
+def test_sb3_resume_from_an_older_checkpoint_logs_each_row_once(capsys, tmp_path, sb3_run):
+    """A kill after step 256's checkpoint: the rows logged up to 256 stay, the rest are logged
+    again by the resumed run (once), and the explicit --total-steps applies."""
+    run = _copy(sb3_run, tmp_path)
+    uninterrupted = rows(run / "logs" / "progress.csv")
+    evals = [r["step"] for r in rows(run / "eval.csv")]
+    assert evals == ["0", "128", "256", "384", "512"]
+    (run / "checkpoints" / "LATEST").write_text("step-000000256\n")
+    status, out, _ = cli(capsys, "train", "--run-dir", str(run), "--backend", "sb3", "--resume",
+                         "--total-steps", "768", "--no-progress")
+    assert status == 0 and "changed total_steps 512 -> 768" in out
+    assert "512 steps at" in out and " 0 env steps/s" not in out
+    assert [r["step"] for r in rows(run / "eval.csv")] == \
+        ["0", "128", "256", "384", "512", "640", "768"]
+    progress = rows(run / "logs" / "progress.csv")
+    steps = [r["time/total_timesteps"] for r in progress if r["time/total_timesteps"]]
+    assert steps == [str(s) for s in range(128, 769, 128)]
+    cut = next(i for i, r in enumerate(uninterrupted)
+               if r["time/total_timesteps"] and int(r["time/total_timesteps"]) > 256)
+    assert cut >= 4 and progress[:cut] == uninterrupted[:cut]   # the rows up to step 256
+    assert json.loads((run / "config.json").read_text())["total_steps"] == 768
+
+
+def test_selfplay_resume_keeps_rows_and_settings(capsys, tmp_path):
+    run = tmp_path / "run"
+    assert main(["train", "--run-dir", str(run), *SELFPLAY, "--total-steps", "600"]) == 0
+    capsys.readouterr()
+    first = rows(run / "logs" / "progress.csv")
+    names = sorted(p.name for p in (run / "checkpoints").glob("step-*"))
+    older = names[0]
+    at = int(older.split("-")[1])
+    (run / "checkpoints" / "LATEST").write_text(older + "\n")
+    status, out, err = cli(capsys, "train", "--run-dir", str(run), "--resume", "--no-progress")
+    assert status == 0, err
+    assert "kept the run's settings (total_steps 600" in out
+    again = rows(run / "logs" / "progress.csv")
+    assert [r for r in again if int(r["step"]) <= at] == [r for r in first
+                                                          if int(r["step"]) <= at]
+    steps = [int(r["step"]) for r in again]
+    assert steps == sorted(set(steps)) and steps[-1] >= 600
+    evals = [int(r["step"]) for r in rows(run / "eval.csv")]
+    assert evals == sorted(set(evals))
+    status, _, err = cli(capsys, "train", "--run-dir", str(run), "--resume", "--gamma", "0.5")
+    assert status == 2 and "gamma (the run has 0.99, asked 0.5)" in err

@@ -1,0 +1,243 @@
+"""The web table in a real browser: headless Chromium (Debian's ``chromium``, driven through
+Playwright's ``executable_path``; no browser is downloaded) plays whole games by clicking and
+checks the board, the scores and the show's breakdown against the engine, with screenshots.
+
+Outside CI the tests skip, saying why, when no Chromium is installed; in CI (``CI`` set, as
+``.ci/run`` does) a missing browser is a failure. ``WEB_SCREENSHOTS=DIR`` keeps the screenshots
+there (the README's is made so)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("fastapi")
+uvicorn = pytest.importorskip("uvicorn")
+
+from agents.web.app import create_app  # noqa: E402
+from cribenv.game import ShowScored  # noqa: E402
+from cribenv.scoring import score_hand_breakdown  # noqa: E402
+
+
+def _chromium() -> str:
+    path = next((p for p in map(shutil.which, ("chromium", "chromium-browser")) if p), None)
+    missing = None
+    if path is None:
+        missing = "no chromium on PATH (apt-get install chromium)"
+    else:
+        try:
+            import playwright.sync_api  # noqa: F401
+        except ImportError:
+            missing = "playwright is not installed (the 'dev' extra)"
+    if missing:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must run the browser tests, but {missing}")
+        pytest.skip(f"browser tests need Chromium: {missing}")
+    return path  # type: ignore[return-value]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    path = _chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=path, args=["--no-sandbox"])
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def server():
+    app = create_app()
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    sock.close()
+    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not srv.started and time.monotonic() < deadline:
+        time.sleep(0.02)
+    yield f"http://127.0.0.1:{port}", app
+    srv.should_exit = True
+    thread.join(10)
+
+
+@pytest.fixture
+def shots(tmp_path):
+    folder = Path(os.environ.get("WEB_SCREENSHOTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def _wait_move(page, seq: str) -> None:
+    page.wait_for_function(f"document.getElementById('table').dataset.seq !== '{seq}'",
+                           timeout=20_000)
+
+
+def _check_against_engine(page, table) -> None:
+    """The board's pegs, the score list and every show section agree with the engine."""
+    target = table.rules.target
+    scores = list(table.game.scores)
+    fronts = [int(page.get_attribute(f'g.side-pegs[data-side="{i}"]', "data-front"))
+              for i in range(len(scores))]
+    assert fronts == [min(s, target) for s in scores]
+    shown = [int(x) for x in page.locator(".scores li b").all_inner_texts()]
+    assert shown == scores
+    if table.stage not in ("show", "over"):
+        return
+    shows = [e for e in table.hand_events(table.show_hand) if type(e) is ShowScored]
+    sections = page.locator(".show-hand")
+    assert sections.count() == len(shows)
+    for i, ev in enumerate(shows):
+        sec = sections.nth(i)
+        assert int(sec.locator(".total").inner_text()) == ev.points
+        bd = score_hand_breakdown(list(ev.cards), ev.starter, ev.is_crib)
+        kinds = sec.locator(".combos li[data-kind]").all_inner_texts()
+        want = (len(bd.fifteens) + len(bd.pairs) + len(bd.runs) + bool(bd.flush)
+                + (bd.nobs is not None))
+        assert len(kinds) == want
+        points = [int(p) for p in sec.locator(".combos li b").all_inner_texts()] if want else []
+        assert sum(points) == ev.points
+
+
+def _play_game_by_clicking(page, app, shots: Path, name: str) -> object:
+    """Click through a whole game: Deal, the throw, every card, Next hand; check each page."""
+    seen_show = seen_play = False
+    for _ in range(400):
+        stage = page.get_attribute("#table", "data-stage")
+        key = page.get_attribute("#table", "data-game")
+        table = app.state.games.get(key)
+        _check_against_engine(page, table)
+        seq = page.get_attribute("#table", "data-seq")
+        if stage == "over":
+            return table
+        if stage in ("cut", "show"):
+            if stage == "show" and not seen_show:
+                page.screenshot(path=str(shots / f"{name}-show.png"))
+                seen_show = True
+            page.click("[data-action=next]")
+        elif stage == "discard":
+            need = int(page.get_attribute("#table", "data-need"))
+            for card in page.locator("#hand .playable").all()[:need]:
+                card.click()
+        else:
+            if not seen_play and page.locator(".series.current .card").count() >= 2:
+                page.screenshot(path=str(shots / f"{name}-play.png"))
+                seen_play = True
+            page.locator("#hand .playable").first.click()
+        _wait_move(page, seq)
+    pytest.fail("the game did not end in 400 moves")
+
+
+def test_a_whole_game_by_clicking_with_advice(browser, server, shots):
+    base, app = server
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(base + "/")
+    page.select_option("select[name=bot]", "greedy")
+    page.select_option("select[name=target]", "61")
+    page.check("input[name=advice]")
+    page.click("#new-game button[type=submit]")
+    page.wait_for_selector("#table[data-stage=cut]")
+    assert re.match(r"^/game/[\w-]{20,}$", page.evaluate("location.pathname"))
+    page.click("[data-action=next]")
+    page.wait_for_selector("#table[data-stage=discard]")
+    assert page.locator(".advice tr.best").count() == 1   # the exact EV of every throw
+    assert page.locator(".advice tr[data-throw]").count() == 15
+    page.screenshot(path=str(shots / "web-table.png"))
+    table = _play_game_by_clicking(page, app, shots, "two-player")
+    page.screenshot(path=str(shots / "two-player-over.png"))
+    game = table.game
+    result = page.locator(".result")
+    assert int(result.get_attribute("data-game-points")) == game.game_points
+    assert int(result.get_attribute("data-winner")) == game.winner
+    assert "Against the advice" in page.locator(".summary").inner_text()
+    # a new game without reloading the page
+    page.evaluate("window.__same_page = true")
+    page.click("[data-action=new]")
+    page.wait_for_selector("#table[data-stage=cut]")
+    assert page.evaluate("window.__same_page") is True
+    page.close()
+
+
+def test_a_double_click_is_one_move(browser, server):
+    base, app = server
+    page = browser.new_page()
+    page.goto(base + "/")
+    page.click("#new-game button[type=submit]")
+    page.wait_for_selector("#table[data-stage=cut]")
+    key = page.get_attribute("#table", "data-game")
+    page.dblclick("[data-action=next]")
+    page.wait_for_selector("#table[data-stage=discard]")
+    assert app.state.games.get(key).seq == 1
+    # a request from an old page: refused with a message, the game unchanged
+    status = page.evaluate("""async () => {
+        const r = await fetch(location.pathname.replace('/game/', '/api/games/') + '/move',
+            {method: 'POST', headers: {'Content-Type': 'application/json'},
+             body: JSON.stringify({seq: 0, action: 'next'})});
+        return [r.status, (await r.json()).error];
+    }""")
+    assert status[0] == 409 and "unchanged" in status[1]
+    assert app.state.games.get(key).seq == 1
+    page.close()
+
+
+def test_four_players_by_clicking(browser, server, shots):
+    base, app = server
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(base + "/")
+    page.select_option("select[name=bot]", "random")
+    page.select_option("select[name=players]", "4")
+    page.select_option("select[name=target]", "61")
+    page.click("#new-game button[type=submit]")
+    page.wait_for_selector("#table[data-stage=cut]")
+    table = _play_game_by_clicking(page, app, shots, "four-player")
+    assert table.game.rules.num_players == 4 and table.game.is_over
+    page.close()
+
+
+def test_a_replay_steps_forwards_and_backwards(browser, server):
+    from agents.web.replay import Replay
+    from cribenv.game import Game, Rules
+
+    base, app = server
+    game = Game(Rules(target=61), seed=4)
+    while not game.is_over:
+        game.step(game.legal_actions()[-1])
+    replay = Replay.from_record(game.to_record())
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(base + "/")
+    page.click(".open-replay summary")
+    page.fill("textarea[name=record]", game.to_json())
+    page.click(".open-replay button[type=submit]")
+    page.wait_for_selector(".replay")
+    assert int(page.get_attribute("#table", "data-step")) == replay.total
+
+    def check(step: int) -> None:
+        assert int(page.get_attribute("#table", "data-step")) == step
+        at = replay.game_at(step)
+        fronts = [int(page.get_attribute(f'g.side-pegs[data-side="{i}"]', "data-front"))
+                  for i in range(2)]
+        assert fronts == [min(s, 61) for s in at.scores]
+        faces = page.locator(".felt .seat .card[data-card]").all_inner_texts()
+        assert len(faces) == sum(len(h) for h in at.hands)   # every seat's cards face up
+
+    page.click("a[rel=first]")
+    check(0)
+    for step in range(1, 6):
+        page.click("a[rel=next]")
+        check(step)
+    page.click("a[rel=prev]")
+    check(4)
+    page.click("a[rel=next-hand]")
+    check(replay.hand_starts[1])
+    page.close()

@@ -1,0 +1,105 @@
+"""Muggins (``Rules(muggins=True)``, human play only): a person's claim of their own show, the
+overlooked points to the next side; shows nobody claims count in full; records replay it."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.web.table import MoveError, Table
+from cribenv import cards as C
+from cribenv.game import Deal, Game, Muggins, Rules, ShowScored
+
+# seat 0 deals and keeps 5C 5D 5H JS (29 with the 5S starter); seat 1 keeps AH 2H 3H 7D
+# (fifteen 5S+7D+2H+AH? 5+7+2+1 = 15: 2; 5S+7D+3H = 15: 2; run A-2-3: 3; 7 points)
+DEAL = Deal(0, ["5C 5D 5H JS 2C 3C", "AH 2H 3H 7D 8D KS"], "5S")
+MOVES = "8D KS 2C 3C AH 5C 2H 5D 3H 5H 7D JS".split()
+
+
+def play(game: Game, moves=MOVES) -> None:
+    for card in moves:
+        game.step(card)
+
+
+def pegging_points(game: Game) -> list[int]:
+    """Each seat's points in the play (the deal above: go and last card included)."""
+    pts = [0, 0]
+    for ev in game.events:
+        if type(ev).__name__ in ("Played", "SeriesEnd"):
+            pts[ev.seat] += ev.points
+    return pts
+
+
+def test_shows_nobody_claims_count_in_full():
+    plain, muggins = Game(Rules(), seed=0, deals=[DEAL]), Game(Rules(muggins=True), seed=0,
+                                                               deals=[DEAL])
+    play(plain)
+    play(muggins)
+    assert plain.scores == muggins.scores
+    assert not [e for e in muggins.events if type(e) is Muggins]
+
+
+def test_an_overlooked_point_goes_to_the_opponent():
+    game = Game(Rules(muggins=True), seed=0, deals=[DEAL])
+    game.claim(0, 27)                 # the 29 hand counted as 27
+    game.claim(0, 4, crib=True)       # crib 8D KS 2C 3C + 5S: 15-2 x2 (5+KS, 5+8D+2C), ...
+    play(game)
+    shows = {(e.seat, e.is_crib): e.points for e in game.events if type(e) is ShowScored}
+    peg = pegging_points(game)
+    crib = shows[(0, True)]
+    muggins = [e for e in game.events if type(e) is Muggins]
+    assert shows[(0, False)] == 29 and shows[(1, False)] == 7
+    assert muggins[0] == Muggins(0, False, 27, 29, 1)
+    crib_claim = min(4, crib)
+    assert game.scores == [peg[0] + 27 + crib_claim,
+                           peg[1] + 7 + 2 + (crib - crib_claim)]
+    # a claim over the true count scores the true count, nothing more
+    over = Game(Rules(muggins=True), seed=0, deals=[DEAL])
+    over.claim(0, 29)
+    over.claim(1, 12)
+    play(over)
+    assert not [e for e in over.events if type(e) is Muggins and not e.is_crib]
+
+
+def test_claims_are_checked_and_recorded():
+    game = Game(Rules(muggins=True), seed=0, deals=[DEAL])
+    with pytest.raises(ValueError, match="0..29"):
+        game.claim(0, 30)
+    with pytest.raises(ValueError, match="does not deal"):
+        game.claim(1, 3, crib=True)
+    with pytest.raises(ValueError, match="Rules\\(muggins=True\\)"):
+        Game(Rules(), seed=0).claim(0, 3)
+    game.claim(1, 5)
+    play(game)
+    again = Game.from_json(game.to_json())
+    assert again.scores == game.scores and again.claims == game.claims == [(0, 1, False, 5)]
+    assert game.clone().claims == game.claims
+
+
+def _to_last_card(table: Table) -> None:
+    while not table.claims_due:
+        if table.stage in ("cut", "show"):
+            table.act(table.seq, action="next")
+        else:
+            need = table.need - len(table.game.discards[table.human]) \
+                if table.stage == "discard" else 1
+            table.act(table.seq, cards=[C.to_str(c) for c in table.game.legal_actions()[:need]])
+
+
+def test_the_web_table_asks_for_the_count_with_the_last_card():
+    table = Table(Rules(muggins=True), bot="greedy", seed=5)
+    _to_last_card(table)
+    card = C.to_str(table.game.legal_actions()[0])
+    before = (table.seq, list(table.game.actions))
+    with pytest.raises(MoveError, match="count your hand"):
+        table.act(table.seq, cards=[card])
+    with pytest.raises(MoveError, match="count your hand"):
+        table.act(table.seq, cards=[card], claims={"hand": "8"})
+    assert (table.seq, list(table.game.actions)) == before
+    claims = {what: 0 for what in table.claims_due}   # the person counts nothing at all
+    table.act(table.seq, cards=[card], claims=claims)
+    game = table.game
+    muggins = [e for e in game.events if type(e) is Muggins]
+    shows = [e for e in game.events if type(e) is ShowScored and e.seat == table.human]
+    # every point of the person's shows went to the bot, each with its Muggins event
+    assert [(m.seat, m.is_crib, m.claimed, m.points) for m in muggins] == \
+        [(e.seat, e.is_crib, 0, e.points) for e in shows if e.points]
