@@ -263,3 +263,12 @@ def test_config_validation():
     with pytest.raises(ValueError, match="unknown self-play settings"):
         SelfPlayConfig.from_dict({"learning_rte": 1})
     assert OBS_SIZE == 601
+
+
+def test_resume_with_nothing_left_says_so(tmp_path):
+    run = tmp_path / "run"
+    train(tiny(total_steps=128), run, progress=False, log=lambda s: None)
+    lines: list[str] = []
+    train(tiny(total_steps=128), run, resume=True, progress=False, log=lines.append)
+    assert any(line.startswith("nothing left to train: the run is at step") for line in lines)
+    assert not any("learner steps/s" in line for line in lines)

@@ -725,8 +725,12 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
         writer.close()
     plot_learning_curve(run_dir)
     plot_training(run_dir)
-    log(f"{'stopped' if stop['stop'] else 'finished'} at step {state['step']:,} "
-        f"({speed:,.0f} learner steps/s); policy: {final}")
+    if state["step"] == start_step:
+        log(f"nothing left to train: the run is at step {state['step']:,} of "
+            f"{config.total_steps:,}; policy: {final}")
+    else:
+        log(f"{'stopped' if stop['stop'] else 'finished'} at step {state['step']:,} "
+            f"({speed:,.0f} learner steps/s); policy: {final}")
     if stop["stop"]:
         raise KeyboardInterrupt
     return final
