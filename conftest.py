@@ -11,6 +11,9 @@ NEEDS = {
     "train/*.py": ("torch", "stable_baselines3", "sb3_contrib"),   # the 'train' extra
     "cribenv/vector.py": ("numba",),                                # the 'vector' extra
     "cribenv/_vector*.py": ("numba",),
+    "cribenv/render_image.py": ("PIL",),                            # the 'render' extra
+    "cribenv/integrations/tianshou.py": ("tianshou", "torch"),      # the 'integrations' extra
+    "cribenv/integrations/torchrl.py": ("torchrl", "tensordict", "torch"),
 }
 
 collect_ignore_glob = [

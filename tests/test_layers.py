@@ -20,7 +20,8 @@ DISPATCHER = (CORE / "cli.py", CORE / "commands")
 ABOVE = ("agents", "train", "benchmarks", "torch")
 # what `import cribenv; cribenv.env()` must not load (extras and the layers above)
 NOT_IN_CORE = ("agents", "train", "benchmarks", "torch", "matplotlib", "scipy", "choix", "tqdm",
-               "safetensors", "stable_baselines3", "sb3_contrib")
+               "safetensors", "stable_baselines3", "sb3_contrib", "PIL", "supersuit",
+               "tianshou", "torchrl", "tensordict")
 
 
 def imported_modules(source: str) -> list[tuple[int, str]]:
