@@ -237,8 +237,8 @@ def _centre(draw: Any, game: Game, labels: Sequence[str]) -> None:
 def _describe(event: Any, game: Game, labels: Sequence[str]) -> str | None:
     """A short line for the events worth showing (``None`` for the others)."""
     if isinstance(event, Played):
-        pts = f", {event.points} for {labels[event.seat]}" if event.points else ""
-        return f"{labels[event.seat]} plays {C.to_str(event.card)} ({event.count}{pts})"
+        pts = f", {event.points} pts" if event.points else ""
+        return f"{labels[event.seat]} plays {C.to_str(event.card)} (count {event.count}{pts})"
     if isinstance(event, Go):
         return f"{labels[event.seat]}: go"
     if isinstance(event, SeriesEnd) and event.points:

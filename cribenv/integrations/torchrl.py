@@ -35,6 +35,7 @@ Usage (one shared policy for all seats: the group ``"players"``)::
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -112,7 +113,10 @@ def make_env(idle_mask: str = "ones", rewards: str = "on_turn", shared: bool = T
     """
     aec = TurnMaskWrapper(cribenv.env(**env_kwargs), idle_mask=idle_mask, rewards=rewards)
     group_map = {GROUP: list(aec.possible_agents)} if shared else None
-    return PettingZooWrapper(aec, use_mask=True, group_map=group_map, categorical_actions=True)
+    with warnings.catch_warnings():   # TorchRL names the one PettingZoo version it tested
+        warnings.filterwarnings("ignore", message="PettingZoo in TorchRL is tested")
+        return PettingZooWrapper(aec, use_mask=True, group_map=group_map,
+                                 categorical_actions=True)
 
 
 def masked_policy(env: PettingZooWrapper, group: str = GROUP, hidden: int = 256
