@@ -118,24 +118,40 @@ def _side_members(game: Game, labels: Sequence[str], side: int) -> str:
     return " + ".join(labels[s] for s in range(game.rules.num_players) if game.side_of(s) == side)
 
 
+BOARD_TOP, TRACK_H, HOLES_X0, HOLES_X1 = 50, 30, 250, SIZE[0] - 30
+
+
+def peg_position(score: int, side: int, target: int) -> tuple[float, float]:
+    """Where a side's peg stands on the board for ``score`` (0: the start, left of hole 1);
+    the holes go in groups of five.
+
+    >>> peg_position(0, 0, 121), peg_position(1, 1, 121)
+    ((236, 71), (250.0, 101))
+    """
+    y = BOARD_TOP + 6 + TRACK_H * side + TRACK_H // 2
+    if score <= 0:
+        return HOLES_X0 - 14, y
+    points = min(score, target)
+    groups = (target + 4) // 5
+    pitch = (HOLES_X1 - HOLES_X0) / (target + 0.8 * (groups - 1))
+    return HOLES_X0 + (points - 1) * pitch + 0.8 * pitch * ((points - 1) // 5), y
+
+
 def _board(draw: Any, game: Game, labels: Sequence[str]) -> None:
     """One peg track per side: holes 1..target in fives, filled up to the score, the peg, the
     score in figures and the skunk line."""
     rules = game.rules
     sides = rules.num_sides
-    top, track_h = 50, 30
+    top, track_h = BOARD_TOP, TRACK_H
     draw.rounded_rectangle((12, top, SIZE[0] - 12, top + 12 + track_h * sides), radius=10,
                            fill=WOOD, outline=WOOD_DARK, width=2)
-    x0, x1 = 250, SIZE[0] - 30
-    groups = (rules.target + 4) // 5
-    pitch = (x1 - x0) / (rules.target + 0.8 * (groups - 1))
 
     def hole_x(points: int) -> float:   # points 1..target
-        return x0 + (points - 1) * pitch + 0.8 * pitch * ((points - 1) // 5)
+        return peg_position(points, 0, rules.target)[0]
 
     skunk = getattr(rules, "skunk_line", None)
     for side in range(sides):
-        y = top + 6 + track_h * side + track_h // 2
+        y = peg_position(0, side, rules.target)[1]
         colour = SIDE_COLOURS[side]
         score = game.scores[side]
         draw.text((26, y), f"{score:>3}", font=_font(22), fill=INK, anchor="lm")
@@ -147,7 +163,7 @@ def _board(draw: Any, game: Game, labels: Sequence[str]) -> None:
                 draw.ellipse((x - 2.2, y - 2.2, x + 2.2, y + 2.2), fill=colour)
             else:
                 draw.ellipse((x - 1.6, y - 1.6, x + 1.6, y + 1.6), fill=WOOD_DARK)
-        x = hole_x(min(score, rules.target)) if score > 0 else x0 - 14
+        x = peg_position(score, side, rules.target)[0]
         draw.ellipse((x - 6, y - 6, x + 6, y + 6), fill=colour, outline=INK, width=2)
     if skunk and 0 < skunk < rules.target:
         x = (hole_x(skunk) + hole_x(skunk + 1)) / 2

@@ -252,3 +252,29 @@ def test_supersuit_observation_wrappers_apply_to_the_flat_variant():
         env.step(int(np.flatnonzero(mask)[0]))
         steps += 1
     assert steps > 20 and env.unwrapped.game.is_over
+
+
+def test_the_picture_shows_the_pegs_the_turn_and_the_cards_where_expected():
+    """Pixels checked against the layout: each side's peg in its colour at its score, the
+    highlight around the seat to act, and a face-up card per card held."""
+    pytest.importorskip("PIL")
+    from cribenv.game import Game, Rules
+    from cribenv.render_image import SIDE_COLOURS, peg_position, table_image
+
+    def rgb(hex_colour: str) -> list[int]:
+        return [int(hex_colour[i:i + 2], 16) for i in (1, 3, 5)]
+
+    game = Game(Rules(), seed=0)
+    game.scores = [5, 17]
+    frame = table_image(game, learner=1)
+    for side, score in enumerate(game.scores):
+        x, y = peg_position(score, side, 121)
+        assert frame[round(y), round(x)].tolist() == rgb(SIDE_COLOURS[side])
+    x, y = peg_position(0, 0, 121)            # no peg is left at the start
+    assert frame[round(y), round(x)].tolist() != rgb(SIDE_COLOURS[0])
+    to_act = game.current_player
+    top = 50 + 12 + 30 * 2 + 14 + to_act * 100
+    assert frame[top - 1, 300].tolist() == rgb("#ffd54a")                 # the highlight
+    assert frame[top + 100 - 1 if to_act == 0 else top - 100, 300].tolist() != rgb("#ffd54a")
+    white = (frame[top:top + 90, :610] == rgb("#fdfdfb")).all(-1)   # card faces
+    assert white.any(axis=0).sum() >= 6 * 40           # six cards of 46 px, side by side
