@@ -40,6 +40,9 @@ def on_turn():
 
 def test_specs_check_and_every_row_has_a_valid_mask(on_turn):
     check_env_specs(make_env(target=61))
+    per_agent = make_env(target=61, shared=False)        # TorchRL's default: a group per agent
+    check_env_specs(per_agent)
+    assert set(per_agent.group_map) == {"player_0", "player_1"}
     data = on_turn
     for key in [(GROUP, "action_mask"), ("next", GROUP, "action_mask")]:
         assert data[key].any(-1).all(), key    # no all-zero mask anywhere, the end included
