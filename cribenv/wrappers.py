@@ -40,13 +40,15 @@ _SEED_MAX = 2**63 - 1
 
 END_MASK = np.ones(52, np.int8)
 END_MASK.flags.writeable = False
-"""The mask that comes with the last observation of an episode: every card marked legal.
+"""``info["action_mask"]`` of the last step of an episode: every card marked.
 
 No decision is pending (the next call is ``reset()``), but code that samples an action from
 every observation it gets still does so there: Gymnasium's vector envs (next-step autoreset)
-hand back the final observation, the policy picks an action, and the following ``step`` resets
-the env and ignores it. An all-zero mask would make a masked categorical all ``-inf`` (NaN
-probabilities); all ones keeps it a proper (uniform) distribution. The action is never applied.
+hand back the final observation and its info, the policy picks an action, and the following
+``step`` resets the env and ignores it. An all-zero mask would make a masked categorical all
+``-inf`` (NaN probabilities); all ones keeps it a proper (uniform) distribution. The action is
+never applied. ``action_masks()`` stays the legal cards (none once the episode is over), for
+code that reads it as such (bots, feature builders).
 """
 
 # What may play a seat: a spec string resolved by cribenv.opponents ("random", "expert",
@@ -129,10 +131,10 @@ class SingleAgentCribbageEnv(gymnasium.Env):
 
     Observations are the float32 vector of :mod:`cribenv.observation` (the ``observation_space``
     Box); actions are card ids (``Discrete(52)``). ``info["action_mask"]`` (int8, like the AEC
-    env's) and ``action_masks()`` (bool, for ``MaskablePPO``) give the legal cards; with the
-    episode's last observation they are all ones (:data:`END_MASK`: no decision is pending, and
-    a masked categorical of the final observation stays valid under Gymnasium's next-step
-    autoreset).
+    env's) and ``action_masks()`` (bool, for ``MaskablePPO``) give the legal cards; once the
+    episode is over ``action_masks()`` is all False and the last step's ``info["action_mask"]``
+    all ones (:data:`END_MASK`: no decision is pending, and a masked categorical of the final
+    observation stays valid under Gymnasium's next-step autoreset).
     ``reset(seed=..., options=...)`` follows Gymnasium: ``seed`` fixes the deals, the learner's
     seat and spec-built opponents; ``options`` may hold ``deals``, ``first_dealer``,
     ``game_seed`` (passed to the AEC env) and ``learner_seat`` (this episode only).
@@ -310,10 +312,11 @@ class SingleAgentCribbageEnv(gymnasium.Env):
         return obs, self.illegal_reward, True, False, info
 
     def action_masks(self) -> np.ndarray:
-        """The learner's legal cards as a bool array of 52 (all True once the episode ended:
-        :data:`END_MASK`): the method sb3-contrib's ``MaskablePPO`` looks for."""
+        """The learner's legal cards as a bool array of 52 (all False once the episode ended;
+        the last step's ``info["action_mask"]`` is :data:`END_MASK`): the method sb3-contrib's
+        ``MaskablePPO`` looks for."""
         if self._done:
-            return END_MASK.astype(bool)
+            return np.zeros(52, bool)
         return self.aec.observe(self.learner)["action_mask"].astype(bool)
 
     def render(self) -> str | np.ndarray | None:
