@@ -382,8 +382,15 @@ class CribbageEnv(AECEnv):
     def _masks_to_infos(self) -> None:
         """``obs_type="flat"``: every agent's mask in its info (PettingZoo's place for it when
         the observation is not a dict)."""
+        game = self.game
+        assert game is not None
+        to_act = game.current_player
+        legal = game.legal_actions()
         for agent in self.agents:
-            self.infos[agent]["action_mask"] = self._observe(agent)["action_mask"]
+            mask = np.zeros(52, np.int8)
+            if self.agent_name_mapping[agent] == to_act:
+                mask[legal] = 1
+            self.infos[agent]["action_mask"] = mask
 
     # ---------------------------------------------------------------- rewards
     def _apply_points(self) -> None:
