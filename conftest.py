@@ -13,6 +13,9 @@ NEEDS = {
     "cribenv/_vector*.py": ("numba",),
     "agents/web/app.py": ("fastapi",),                              # the 'web' extra
     "agents/web/command.py": ("fastapi",),
+    "cribenv/render_image.py": ("PIL",),                            # the 'render' extra
+    "cribenv/integrations/tianshou.py": ("tianshou", "torch"),      # the 'integrations' extra
+    "cribenv/integrations/torchrl.py": ("torchrl", "tensordict", "torch"),
 }
 
 collect_ignore_glob = [
