@@ -11,6 +11,8 @@ NEEDS = {
     "train/*.py": ("torch", "stable_baselines3", "sb3_contrib"),   # the 'train' extra
     "cribenv/vector.py": ("numba",),                                # the 'vector' extra
     "cribenv/_vector*.py": ("numba",),
+    "cribenv/integrations/rllib.py": ("ray", "torch"),                # the 'rllib' extra
+    "train/rllib_trainer.py": ("ray", "torch"),
 }
 
 collect_ignore_glob = [

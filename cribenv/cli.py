@@ -33,6 +33,7 @@ EXTRAS: dict[str, str] = {
     "numba": "vector",
     "torch": "train", "stable_baselines3": "train", "sb3_contrib": "train",
     "tensorboard": "train",
+    "ray": "rllib",
 }
 
 
