@@ -151,22 +151,19 @@ def ppo_config(config: RLlibConfig):
 
 
 def start_ray(address: str | None, num_cpus: int) -> bool:
-    """Connect to the cluster at ``address``, or start a small local Ray instance; ``True``
-    when this call did it (so the caller shuts it down). An instance already running in this
-    process is used as it is."""
+    """Join the cluster at ``address`` (:func:`agents.tournament.ray_workers.join_cluster`), or
+    start a small local Ray instance; ``True`` when this call did it (so the caller shuts it
+    down). An instance already running in this process is used as it is."""
     import ray
+
+    from agents.tournament.ray_workers import join_cluster
 
     if ray.is_initialized():
         return False
-    quiet = {"include_dashboard": False, "log_to_driver": False,
-             "configure_logging": True, "logging_level": "warning"}
     if address:
-        try:
-            ray.init(address=address, **quiet)
-        except (ConnectionError, ValueError, RuntimeError) as exc:
-            raise ValueError(f"cannot join the Ray cluster at {address!r}: {exc}") from None
-    else:
-        ray.init(num_cpus=num_cpus or None, object_store_memory=200 * 1024 ** 2, **quiet)
+        return join_cluster(address)
+    ray.init(num_cpus=num_cpus or None, object_store_memory=200 * 1024 ** 2,
+             include_dashboard=False, log_to_driver=False, logging_level="warning")
     return True
 
 
