@@ -4,6 +4,7 @@ on the worker node, then a resume from RLlib's checkpoint."""
 
 from __future__ import annotations
 
+import ast
 import csv
 import json
 from types import SimpleNamespace
@@ -148,3 +149,25 @@ def test_train_refuses_address_with_another_backend(tmp_path, capsys):
 
     with pytest.raises(SystemExit, match="--address is a setting of the rllib backend"):
         main(["train", "--backend", "sb3", "--address", "auto", "--run-dir", str(tmp_path)])
+
+
+@pytest.mark.slow
+def test_the_example_trains_and_plays_a_game(cluster, capsys):
+    import importlib.util
+    from pathlib import Path
+
+    import ray
+
+    path = Path(__file__).resolve().parents[1] / "examples" / "rllib_selfplay.py"
+    spec = importlib.util.spec_from_file_location("rllib_selfplay", path)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    ray.init(address=cluster[0].address, include_dashboard=False, log_to_driver=False)
+    try:
+        assert example.main(["--iterations", "1", "--env-runners", "1", "--batch", "128"]) == 0
+    finally:
+        ray.shutdown()
+    out = capsys.readouterr().out
+    assert "iteration 1: 128 env steps" in out
+    result = ast.literal_eval(out.split("frozen_0: ")[1].strip())   # the game's final infos
+    assert max(result["scores"]) >= 121 and result["winner"] in (0, 1)
