@@ -147,8 +147,10 @@ def test_train_on_a_cluster_puts_the_env_runners_on_the_worker_and_resumes(clust
 def test_train_refuses_address_with_another_backend(tmp_path, capsys):
     from cribenv.cli import main
 
-    with pytest.raises(SystemExit, match="--address is a setting of the rllib backend"):
-        main(["train", "--backend", "sb3", "--address", "auto", "--run-dir", str(tmp_path)])
+    argv = ["train", "--backend", "sb3", "--address", "auto", "--run-dir", str(tmp_path / "r")]
+    assert main(argv) == 2
+    assert "--address is a setting of the rllib backend, not of sb3" in capsys.readouterr().err
+    assert not (tmp_path / "r").exists()
 
 
 @pytest.mark.slow
@@ -171,3 +173,24 @@ def test_the_example_trains_and_plays_a_game(cluster, capsys):
     assert "iteration 1: 128 env steps" in out
     result = ast.literal_eval(out.split("frozen_0: ")[1].strip())   # the game's final infos
     assert max(result["scores"]) >= 121 and result["winner"] in (0, 1)
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--frozen", "-1"], "frozen must be >= 0, got -1"),
+    (["--eval-games", "3"], "eval_games must be an even number >= 0, got 3"),
+    (["--n-games", "8"], None),   # a setting of the selfplay backend: SystemExit below
+    (["--resume"], "nothing to resume"),
+])
+def test_bad_rllib_settings_are_refused_before_ray_starts(tmp_path, capsys, flags, message):
+    import ray
+
+    from cribenv.cli import main
+
+    argv = ["train", "--backend", "rllib", "--run-dir", str(tmp_path / "run"), *flags]
+    if message is None:
+        with pytest.raises(SystemExit, match="--n-games is not a setting of the rllib"):
+            main(argv)
+    else:
+        assert main(argv) == 2
+        assert message in capsys.readouterr().err
+    assert not ray.is_initialized() and not (tmp_path / "run" / "config.json").exists()

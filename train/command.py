@@ -114,8 +114,8 @@ def run(args: argparse.Namespace) -> int:
     extra = {}
     if getattr(args, "address", None):
         if args.backend != "rllib":
-            raise SystemExit(f"cribenv train: --address is a setting of the rllib backend, "
-                             f"not of {args.backend}")
+            raise ValueError(f"--address is a setting of the rllib backend, not of "
+                             f"{args.backend}")
         extra["address"] = args.address
     try:
         train(config, args.run_dir, resume=args.resume, progress=not args.no_progress, **extra)

@@ -27,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+import signal
 import tempfile
 import time
 from collections.abc import Callable
@@ -184,6 +185,7 @@ def train(config: RLlibConfig, run_dir: str | Path, resume: bool = False,
 
     run_dir = Path(run_dir)
     config, state, ckpt = _open_run(config, run_dir, resume)
+    stop = {"stop": False}
     started_ray = start_ray(address, config.num_cpus)
     try:
         algo = ppo_config(config).build_algo()
@@ -200,8 +202,14 @@ def train(config: RLlibConfig, run_dir: str | Path, resume: bool = False,
             bar = tqdm(total=config.total_steps, initial=min(state["step"], config.total_steps),
                        unit="step", disable=not progress, desc="rllib PPO", smoothing=0.1)
             t_start, wall0 = time.perf_counter(), state["wall_s"]
+
+            def on_signal(signum, frame):  # finish the iteration, checkpoint, export, stop
+                stop["stop"] = True
+
+            old_handlers = {sig: signal.signal(sig, on_signal)
+                            for sig in (signal.SIGTERM, signal.SIGINT)}
             try:
-                while state["step"] < config.total_steps:
+                while state["step"] < config.total_steps and not stop["stop"]:
                     t0 = time.perf_counter()
                     result = algo.train()
                     runners = result["env_runners"]
@@ -215,6 +223,8 @@ def train(config: RLlibConfig, run_dir: str | Path, resume: bool = False,
                         _checkpoint(run_dir, algo, state)
             finally:
                 bar.close()
+                for sig, handler in old_handlers.items():
+                    signal.signal(sig, handler)
             if ckpt is None or state["step"] > ckpt_step(ckpt):
                 _checkpoint(run_dir, algo, state)
             policy = export_policy(algo, run_dir / "policy.safetensors", config, state["step"])
@@ -223,15 +233,17 @@ def train(config: RLlibConfig, run_dir: str | Path, resume: bool = False,
     finally:
         if started_ray:
             ray.shutdown()
-    if config.eval_games and config.num_players == 2:
+    if config.eval_games and config.num_players == 2 and not stop["stop"]:
         from agents.ppo import PPOAgent
 
         row = evaluation_row(PPOAgent(policy), config, state["step"])  # type: ignore[arg-type]
         append_csv(run_dir / "eval.csv", row)
         log("evaluation: " + ", ".join(f"{h} {row[f'{h}_win_rate']:.1%}"
                                        for h in config.heuristics))
-    log(f"finished at step {state['step']:,} ({state['iteration']} iterations); "
-        f"policy: {policy}")
+    log(f"{'stopped' if stop['stop'] else 'finished'} at step {state['step']:,} "
+        f"({state['iteration']} iterations); policy: {policy}")
+    if stop["stop"]:
+        raise KeyboardInterrupt
     return policy
 
 
