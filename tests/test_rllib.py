@@ -180,8 +180,10 @@ def test_the_example_trains_and_plays_a_game(cluster, capsys):
     (["--eval-games", "3"], "eval_games must be an even number >= 0, got 3"),
     (["--n-games", "8"], None),   # a setting of the selfplay backend: SystemExit below
     (["--resume"], "nothing to resume"),
+    (["--address", "127.0.0.1:1"], "cannot join the Ray cluster at '127.0.0.1:1'"),
 ])
-def test_bad_rllib_settings_are_refused_before_ray_starts(tmp_path, capsys, flags, message):
+def test_bad_settings_and_addresses_are_refused_writing_nothing(tmp_path, capsys, flags,
+                                                                message):
     import ray
 
     from cribenv.cli import main

@@ -163,7 +163,8 @@ def start_ray(address: str | None, num_cpus: int) -> bool:
         return False
     if address:
         return join_cluster(address)
-    ray.init(num_cpus=num_cpus or None, object_store_memory=200 * 1024 ** 2,
+    ray.init(address="local",   # a new instance, even where a cluster runs on this machine
+             num_cpus=num_cpus or None, object_store_memory=200 * 1024 ** 2,
              include_dashboard=False, log_to_driver=False, logging_level="warning")
     return True
 
@@ -184,10 +185,12 @@ def train(config: RLlibConfig, run_dir: str | Path, resume: bool = False,
     from tqdm import tqdm
 
     run_dir = Path(run_dir)
-    config, state, ckpt = _open_run(config, run_dir, resume)
     stop = {"stop": False}
-    started_ray = start_ray(address, config.num_cpus)
+    config, state, ckpt = _open_run(config, run_dir, resume)   # checks only, writes nothing
+    started_ray = start_ray(address, config.num_cpus)          # a bad address: nothing written
     try:
+        (run_dir / "logs").mkdir(parents=True, exist_ok=True)
+        config.save(run_dir / "config.json")
         algo = ppo_config(config).build_algo()
         try:
             if ckpt is not None:
@@ -268,13 +271,12 @@ def ckpt_step(ckpt: Path) -> int:
 
 def _open_run(config: RLlibConfig, run_dir: Path, resume: bool
               ) -> tuple[RLlibConfig, dict[str, Any], Path | None]:
+    """The settings, state and checkpoint a run starts from (checked; nothing written)."""
     config_file = run_dir / "config.json"
     if not resume:
         if has_checkpoint(run_dir):
             raise CheckpointError(f"{run_dir} already holds a run: pass --resume to continue "
                                   f"it, or choose another --run-dir")
-        (run_dir / "logs").mkdir(parents=True, exist_ok=True)
-        config.save(config_file)
         state = {"step": 0, "iteration": 0, "next_checkpoint": config.checkpoint_every,
                  "wall_s": 0.0, "fingerprint": config.fingerprint()}
         return config, state, None
@@ -292,7 +294,6 @@ def _open_run(config: RLlibConfig, run_dir: Path, resume: bool
         raise CheckpointError(f"checkpoint {ckpt} is not an rllib checkpoint")
     if state["fingerprint"] != saved.fingerprint():
         raise CheckpointError(f"checkpoint {ckpt} was made with different settings")
-    saved.save(config_file)
     return saved, state, ckpt
 
 
