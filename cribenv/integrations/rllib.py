@@ -9,7 +9,8 @@ Everything below is plain RLlib API; :func:`ppo_config` wires it into a ``PPOCon
 
 The pieces, each usable on its own:
 
-:class:`CribbageMultiAgentEnv` (``env_creator(env_config)``, registered as ``"cribenv"``)
+:class:`CribbageMultiAgentEnv` (``env_creator(env_config)``; ``register_env("cribenv", ...)`` on
+import holds for the Ray session of that moment, so :func:`ppo_config` passes the class itself)
     the AEC game as an RLlib ``MultiAgentEnv``. Only the agent to act gets an observation,
     ``{"observations": float32[601], "action_mask": float32[52]}`` (the keys RLlib's masking
     modules read); every step returns every agent's reward (the raw env's per-step
@@ -297,7 +298,7 @@ def ppo_config(*, env_config: dict[str, Any] | None = None, num_env_runners: int
     mapping = SelfPlayMapping(self_play_share, frozen, env_config.get("num_players", 2))
     return (
         PPOConfig()
-        .environment(ENV_NAME, env_config=env_config)
+        .environment(CribbageMultiAgentEnv, env_config=env_config)   # no registry lookup
         .env_runners(num_env_runners=num_env_runners,
                      num_envs_per_env_runner=envs_per_env_runner)
         .multi_agent(policies=set(modules), policy_mapping_fn=mapping,
