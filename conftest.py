@@ -16,6 +16,8 @@ NEEDS = {
     "cribenv/render_image.py": ("PIL",),                            # the 'render' extra
     "cribenv/integrations/tianshou.py": ("tianshou", "torch"),      # the 'integrations' extra
     "cribenv/integrations/torchrl.py": ("torchrl", "tensordict", "torch"),
+    "cribenv/integrations/rllib.py": ("ray", "torch"),                # the 'rllib' extra
+    "train/rllib_trainer.py": ("ray", "torch"),
 }
 
 collect_ignore_glob = [
