@@ -1,10 +1,15 @@
 """Collection settings for the whole tree: pytest also imports every module of the packages to
 run their docstring examples (``--doctest-modules`` in pyproject.toml), so a module whose
-optional extra is not installed is left out instead of failing to import."""
+optional extra is not installed is left out instead of failing to import.
+
+Outside CI, tests of an extra that is not installed skip, saying which extra. CI (``CI`` set, as
+``.ci/run`` does) installs every extra, so there a missing one stops the run before any test.
+"""
 
 from __future__ import annotations
 
 import importlib.util
+import os
 
 # glob (relative to this folder) -> the modules it needs (their extra)
 NEEDS = {
@@ -24,3 +29,24 @@ collect_ignore_glob = [
     pattern for pattern, modules in NEEDS.items()
     if any(importlib.util.find_spec(m) is None for m in modules)
 ]
+
+# every extra's modules (module -> extra): all of them must be importable in CI
+CI_NEEDS = {
+    "torch": "train", "stable_baselines3": "train", "sb3_contrib": "train",
+    "tensorboard": "train", "numba": "vector", "safetensors": "bots", "scipy": "tournament",
+    "choix": "tournament", "matplotlib": "tournament", "tqdm": "tournament", "fastapi": "web",
+    "uvicorn": "web", "httpx": "web", "PIL": "render", "supersuit": "integrations",
+    "tianshou": "integrations", "torchrl": "integrations", "tensordict": "integrations",
+    "ray": "rllib", "shimmy": "bench", "pyspiel": "bench", "rlcard": "bench",
+    "pyinstrument": "bench", "playwright": "dev", "hypothesis": "dev", "xdist": "dev",
+}
+
+
+def pytest_configure(config) -> None:
+    if not os.environ.get("CI"):
+        return
+    missing = [f"{m} ('{extra}' extra)" for m, extra in CI_NEEDS.items()
+               if importlib.util.find_spec(m) is None]
+    if missing:
+        raise RuntimeError(f"CI runs every test, but these extras are not installed: "
+                           f"{', '.join(missing)}")
