@@ -330,6 +330,17 @@ def test_muggins_through_the_api(client):
     assert state["html"].count('class="muggins"') == len(shows) + (laid.points > 0)
 
 
+def test_claims_without_muggins_are_refused(client):
+    state = new_game(client)
+    state = move(client, state, action="next").json()
+    table = client.app_state.games.get(state["id"])
+    before = snapshot(table)
+    r = move(client, state, cards=state["legal"][:2], claims={"play": 0})
+    assert r.status_code == 400 and r.json()["error"] == (
+        "nothing to claim for play with this move (Muggins is off)")
+    assert snapshot(table) == before
+
+
 def test_pegging_claims_through_the_api(client):
     """With Muggins each card laid comes with what it pegs: a missing, malformed or too high
     claim is refused (the game unchanged), a short one is called by the bot, an exact one is
@@ -361,6 +372,11 @@ def test_pegging_claims_through_the_api(client):
                 r = move(client, state, cards=[card], claims=body)
                 assert r.status_code == 400 and re.search(message, r.json()["error"]), r.text
                 assert snapshot(table) == before
+            r = move(client, state, cards=[card], claims={**claims, "play": n, "plya": 3})
+            assert r.status_code == 400 and r.json()["error"] == (
+                f"nothing to claim for plya with this move (due: "
+                f"{', '.join(state['claims_due'])})")
+            assert snapshot(table) == before
             r = move(client, state, cards=[card], claims={**claims, "play": n - 1})
             state = r.json()
             html = state["html"]

@@ -296,6 +296,11 @@ class Table:
                             + (f" ({C.to_str_many(ids)})" if ids and all(
                                 0 <= c < 52 for c in ids) else ""))
         due = self.claims_due
+        extra = sorted(map(str, set(claims) - set(due)))
+        if extra:
+            why = (f"due: {', '.join(due)}" if due else
+                   "nothing is due" if self.rules.muggins else "Muggins is off")
+            raise MoveError(f"nothing to claim for {', '.join(extra)} with this move ({why})")
         for what in due:
             value = claims.get(what)
             if what == "play":
