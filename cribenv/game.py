@@ -123,9 +123,10 @@ class Rules:
     the target scores nothing (a side on 120 of 121 wins only with exactly 1 point).
 
     ``muggins`` (for human play only: the web table): a person counts their own show with
-    :meth:`Game.claim`; points they overlook go to the next side, which calls "Muggins".
-    Agents never claim, and a show nobody claims is counted in full, so bots, the env and
-    training are unaffected.
+    :meth:`Game.claim`, and what each card they lay in the play pegs with
+    ``Game.step(card, claim=points)``; points they overlook go to the next side, which calls
+    "Muggins". Agents never claim, and a show or a card nobody claims is counted in full, so
+    bots, the env and training are unaffected.
     """
 
     num_players: int = 2
@@ -341,13 +342,15 @@ class ShowScored(NamedTuple):
 
 
 class Muggins(NamedTuple):
-    """``seat`` claimed ``claimed`` of the ``points`` its hand (or crib) was worth; ``caller``
-    called Muggins and took the ``points - claimed`` overlooked (:attr:`Rules.muggins`)."""
+    """``seat`` claimed ``claimed`` of the ``points`` its hand (or crib) was worth, or in the
+    play the ``card`` it laid (``card`` is None for a show); ``caller`` called Muggins and took
+    the ``points - claimed`` overlooked (:attr:`Rules.muggins`)."""
     seat: int
     is_crib: bool
     claimed: int
     points: int
     caller: int
+    card: int | None = None
 
 
 class HandEnd(NamedTuple):
@@ -371,7 +374,7 @@ def event_to_dict(event: Event) -> dict[str, Any]:
     out: dict[str, Any] = {"type": type(event).__name__}
     for key, val in event._asdict().items():
         if key in ("card", "starter"):
-            val = C.to_str(val)
+            val = None if val is None else C.to_str(val)
         elif key in ("cards", "series"):
             val = [C.to_str(c) for c in val]
         elif key == "rounds":
@@ -560,6 +563,7 @@ class Game:
         self.actions: list[int] = []
         self.events: list[Event] = []
         self.claims: list[tuple[int, int, bool, int]] = []   # Muggins: (move, seat, crib, points)
+        self.peg_claims: list[tuple[int, int]] = []   # Muggins in the play: (move, points)
         self.scores: list[int] = [0] * self.rules.num_sides
         self.winner: int | None = None
         self.game_points = 0
@@ -606,10 +610,26 @@ class Game:
         return self._side[seat]
 
     # ---------------------------------------------------------------- acting
-    def step(self, card: int | str) -> list[Event]:
+    def step(self, card: int | str, claim: int | None = None) -> list[Event]:
         """The seat to act lays ``card`` (a discard or a play). Returns the events it caused.
 
-        Raises :class:`IllegalActionError` (the game unchanged) for an illegal card.
+        Raises :class:`IllegalActionError` (the game unchanged) for an illegal card, or a
+        wrong ``claim``.
+
+        ``claim`` (Muggins, :attr:`Rules.muggins`; human play only): in the play, the points
+        the seat counts for ``card`` (fifteen, 31, pairs, runs; the go and the last card,
+        which hang on the other hands, are pegged as they fall due). It scores what it
+        claimed, and the next seat's side calls Muggins and takes what it overlooked; a claim
+        of more than the card pegs is refused. None (agents): the card counts in full.
+
+            >>> deal = Deal(0, ["5C 5D 5H JS 2C 3C", "TH 2H 3H 7D 8D KS"], "5S")
+            >>> game = Game(Rules(muggins=True), seed=0, deals=[deal])
+            >>> for card in "8D KS 2C 3C TH".split():
+            ...     _ = game.step(card)
+            >>> [e for e in game.step("5C", claim=0) if type(e) is Muggins]   # fifteen 2
+            [Muggins(seat=0, is_crib=False, claimed=0, points=2, caller=1, card=16)]
+            >>> game.scores
+            [0, 2]
         """
         p = self.current_player
         if p is None:
@@ -626,18 +646,38 @@ class Game:
             raise IllegalActionError(
                 f"seat {p} cannot lay {what}: it is not in its hand ({held})")
         start = len(self.events)
-        self.actions.append(card)
         if self.phase is Phase.DISCARD:
+            if claim is not None:
+                raise IllegalActionError(f"seat {p} cannot claim points for a discard: a "
+                                         "Muggins claim goes with a card laid in the play")
+            self.actions.append(card)
             self._discard(p, card)
         else:
             if _VALUE[card] + self.count > 31:
-                self.actions.pop()
                 raise IllegalActionError(
                     f"seat {p} cannot lay {C.to_str(card)}: the count is {self.count} and "
                     f"{C.to_str(card)} would take it past 31 (legal: "
                     f"{C.to_str_many(self.legal_actions())})")
-            self._play(p, card)
+            if claim is not None:
+                self._check_peg_claim(p, card, claim)
+                self.peg_claims.append((len(self.actions), claim))
+            self.actions.append(card)
+            self._play(p, card, claim)
         return self.events[start:]
+
+    def _check_peg_claim(self, p: int, card: int, claim: Any) -> None:
+        """Refuse (game unchanged) a Muggins claim of ``claim`` points for ``card``: one
+        without :attr:`Rules.muggins`, not a whole number of points, or more than it pegs."""
+        if not self.rules.muggins:
+            raise IllegalActionError("claims are for Muggins games: Rules(muggins=True)")
+        what = C.to_str(card)
+        if type(claim) is not int or claim < 0:
+            raise IllegalActionError(f"seat {p} claims {claim!r} for {what}: a claim is the "
+                                     "points the card pegs, a whole number 0 or more")
+        series = [*self.series, card]
+        if claim > peg_points_last(series, len(series), self.count + _VALUE[card]):
+            raise IllegalActionError(f"seat {p} claims {claim} for {what}, more than it pegs "
+                                     "(count again: fifteen, 31, pairs, runs)")
 
     # ---------------------------------------------------------------- internals: setup
     def _start_game(self) -> None:
@@ -751,7 +791,7 @@ class Game:
         self._continue_play((self.dealer + 1) % self.rules.num_players)
 
     # ---------------------------------------------------------------- internals: the play
-    def _play(self, p: int, card: int) -> None:
+    def _play(self, p: int, card: int, claim: int | None = None) -> None:
         self.hands[p].remove(card)
         self.count += _VALUE[card]
         self.series.append(card)
@@ -759,7 +799,8 @@ class Game:
         self._last_player = p
         pts = peg_points_last(self.series, len(self.series), self.count)
         self.events.append(_new(Played, (p, card, self.count, pts, tuple(self.series))))
-        if pts and self._score(self._side[p], pts):
+        if pts and (self._score(self._side[p], pts) if claim is None
+                    else self._count_claimed(p, pts, claim, card=card)):
             return
         n = self.rules.num_players
         if self.count == 31:
@@ -823,12 +864,13 @@ class Game:
             pts = show_points(hand[0], hand[1], hand[2], hand[3], starter, False,
                               RANK_POINTS_BYTES)
             self.events.append(ShowScored(seat, False, tuple(hand), starter, pts))
-            if pts and self._count_show(seat, False, pts):
+            if pts and self._count_claimed(seat, pts, self._claimed.get((seat, False))):
                 return
         crib = self.crib
         pts = show_points(crib[0], crib[1], crib[2], crib[3], starter, True, RANK_POINTS_BYTES)
         self.events.append(ShowScored(self.dealer, True, tuple(self.crib), starter, pts))
-        if pts and self._count_show(self.dealer, True, pts):
+        if pts and self._count_claimed(self.dealer, pts, self._claimed.get((self.dealer, True)),
+                                       is_crib=True):
             return
         self.events.append(HandEnd(self.hand_number))
         if self.max_hands is not None and self.hand_number + 1 >= self.max_hands:
@@ -836,14 +878,15 @@ class Game:
             return
         self._new_hand()
 
-    def _count_show(self, seat: int, is_crib: bool, pts: int) -> bool:
-        """Score a show of ``pts`` for ``seat``: in full, or with Muggins what the seat claimed,
-        the overlooked rest to the next seat's side. True if it ends the game."""
-        claimed = self._claimed.get((seat, is_crib))
+    def _count_claimed(self, seat: int, pts: int, claimed: int | None, is_crib: bool = False,
+                       card: int | None = None) -> bool:
+        """Score ``pts`` (a show, or in the play ``card``) for ``seat``: in full when nothing
+        was claimed, else (Muggins) what the seat claimed, and the overlooked rest to the next
+        seat's side, which calls Muggins. True if it ends the game."""
         if claimed is None or claimed >= pts:
             return self._score(self._side[seat], pts)
         caller = (seat + 1) % self.rules.num_players
-        self.events.append(Muggins(seat, is_crib, claimed, pts, caller))
+        self.events.append(Muggins(seat, is_crib, claimed, pts, caller, card))
         if claimed and self._score(self._side[seat], claimed):
             return True
         return self._score(self._side[caller], pts - claimed)
@@ -859,7 +902,9 @@ class Game:
             >>> for card in "8D KS 2C 3C AH 5C 2H 5D 3H 5H 7D JS".split():
             ...     _ = game.step(card)
             >>> [e for e in game.events if type(e) is Muggins]
-            [Muggins(seat=0, is_crib=False, claimed=28, points=29, caller=1)]
+            [Muggins(seat=0, is_crib=False, claimed=28, points=29, caller=1, card=None)]
+
+        What a card pegs in the play is claimed with the card: ``step(card, claim=points)``.
         """
         if not self.rules.muggins:
             raise ValueError("claims are for Muggins games: Rules(muggins=True)")
@@ -916,6 +961,7 @@ class Game:
         for key in ("hands", "kept", "discards"):
             d[key] = [list(x) for x in d[key]]
         d["claims"] = list(self.claims)
+        d["peg_claims"] = list(self.peg_claims)
         d["_claimed"] = dict(self._claimed)
         new.__dict__.update(d)
         return new
@@ -935,14 +981,16 @@ class Game:
             "scores": list(self.scores),
             "winner": self.winner,
             **({"claims": [list(c) for c in self.claims]} if self.claims else {}),
+            **({"peg_claims": [list(c) for c in self.peg_claims]} if self.peg_claims else {}),
         }
 
     def to_json(self) -> str:
         return json.dumps(self.to_record())
 
     @classmethod
-    def from_record(cls, record: dict[str, Any]) -> Game:
-        """Replay a record made by :meth:`to_record`; checks the result matches."""
+    def from_record(cls, record: dict[str, Any], moves: int | None = None) -> Game:
+        """Replay a record made by :meth:`to_record` (its Muggins claims too); checks the
+        result matches. ``moves``: stop after the first ``moves`` actions (no check then)."""
         if record.get("format") != "cribenv-game/1":
             raise ValueError(f"not a cribenv game record (format {record.get('format')!r})")
         if record.get("seed") is None:
@@ -951,15 +999,17 @@ class Game:
                    deals=[Deal.from_dict(d) for d in record.get("deals", [])],
                    first_dealer=record.get("first_dealer"), max_hands=record.get("max_hands"))
         claims = sorted(record.get("claims", []))
-        for i, action in enumerate(record["actions"]):
+        peg_claims = {move: points for move, points in record.get("peg_claims", [])}
+        actions = record["actions"]
+        for i, action in enumerate(actions if moves is None else actions[:moves]):
             while claims and claims[0][0] == i:
                 _, seat, crib, points = claims.pop(0)
                 game.claim(seat, points, crib=crib)
             try:
-                game.step(action)
+                game.step(action, claim=peg_claims.get(i))
             except IllegalActionError as exc:
                 raise ValueError(f"record action {i} ({action}) is illegal: {exc}") from None
-        if list(game.scores) != list(record.get("scores", game.scores)):
+        if moves is None and list(game.scores) != list(record.get("scores", game.scores)):
             raise ValueError(f"replayed scores {game.scores} differ from the record's "
                              f"{record['scores']}")
         return game

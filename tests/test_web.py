@@ -25,7 +25,7 @@ from agents.web.app import create_app  # noqa: E402
 from agents.web.sessions import Store, UnknownItemError  # noqa: E402
 from agents.web.table import MoveError, Table  # noqa: E402
 from cribenv import cards as C  # noqa: E402
-from cribenv.game import Game, Rules, ShowScored  # noqa: E402
+from cribenv.game import Game, Muggins, Played, Rules, ShowScored  # noqa: E402
 from cribenv.scoring import score_hand  # noqa: E402
 
 
@@ -305,15 +305,16 @@ def test_muggins_through_the_api(client):
     state = new_game(client, muggins=True, bot="random")
     r = client.post("/api/games", json={"muggins": "on"})
     assert r.status_code == 400 and "muggins must be true or false" in r.json()["error"]
-    while not state["claims_due"]:
+    while "hand" not in state["claims_due"]:
         if state["stage"] in ("cut", "show"):
             state = move(client, state, action="next").json()
-        else:
+        else:   # in the play, each card with what it pegs: nothing claimed here
             need = 2 if state["stage"] == "discard" else 1
-            state = move(client, state, cards=state["legal"][:need]).json()
-    assert 'name="claim-hand"' in state["html"]
+            claims = {"play": 0} if state["stage"] == "play" else {}
+            state = move(client, state, cards=state["legal"][:need], claims=claims).json()
+    assert 'name="claim-hand"' in state["html"] and 'name="claim-play"' in state["html"]
     last = state["legal"][:1]
-    r = move(client, state, cards=last, claims={"hand": 99})
+    r = move(client, state, cards=last, claims={"play": 0, "hand": 99})
     assert r.status_code == 400 and "0..29" in r.json()["error"]
     r = move(client, state, cards=last, claims=[1])
     assert r.status_code == 400 and "claims must be an object" in r.json()["error"]
@@ -321,10 +322,84 @@ def test_muggins_through_the_api(client):
                  claims={what: 0 for what in state["claims_due"]}).json()
     table = client.app_state.games.get(state["id"])
     check_page_against_engine(state["html"], table)   # the board counts the Muggins split
-    shows = [e for e in table.hand_events(0) if type(e) is ShowScored
-             and e.seat == table.human and e.points]
+    events = table.hand_events(0)
+    shows = [e for e in events if type(e) is ShowScored and e.seat == table.human and e.points]
+    laid = [e for e in events if type(e) is Played and e.seat == table.human][-1]
     assert state["stage"] in ("show", "over")
-    assert state["html"].count('class="muggins"') == len(shows)
+    # one Muggins line per show, and one for the last card if it pegged (claimed 0)
+    assert state["html"].count('class="muggins"') == len(shows) + (laid.points > 0)
+
+
+def test_claims_without_muggins_are_refused(client):
+    state = new_game(client)
+    state = move(client, state, action="next").json()
+    table = client.app_state.games.get(state["id"])
+    before = snapshot(table)
+    r = move(client, state, cards=state["legal"][:2], claims={"play": 0})
+    assert r.status_code == 400 and r.json()["error"] == (
+        "nothing to claim for play with this move (Muggins is off)")
+    assert snapshot(table) == before
+
+
+def test_pegging_claims_through_the_api(client):
+    """With Muggins each card laid comes with what it pegs: a missing, malformed or too high
+    claim is refused (the game unchanged), a short one is called by the bot, an exact one is
+    not; the board, the play panel and the log agree with the engine."""
+    state = new_game(client, muggins=True, bot="random", target=61)
+    called = exact = 0
+    while state["stage"] != "over":
+        table = client.app_state.games.get(state["id"])
+        check_page_against_engine(state["html"], table)
+        if state["stage"] in ("cut", "show"):
+            state = move(client, state, action="next").json()
+            continue
+        if state["stage"] == "discard":
+            need = state["need"] - len(table.game.discards[table.human])
+            state = move(client, state, cards=state["legal"][:need]).json()
+            continue
+        assert state["claims_due"][0] == "play" and 'data-claim="play"' in state["html"]
+        game = table.game
+        pegs = {C.to_str(c): game.clone().step(c)[0].points for c in game.legal_actions()}
+        card = max(pegs, key=pegs.get)
+        n = pegs[card]
+        claims = {what: 0 for what in state["claims_due"]}
+        if n and not called:
+            before = snapshot(table)
+            for bad, message in ((None, "say what your card pegs .* got None"),
+                                 ("2", "got '2'"), (-1, "got -1"),
+                                 (n + 1, f"you claim {n + 1} for {card}, more than it pegs")):
+                body = {k: v for k, v in {**claims, "play": bad}.items() if v is not None}
+                r = move(client, state, cards=[card], claims=body)
+                assert r.status_code == 400 and re.search(message, r.json()["error"]), r.text
+                assert snapshot(table) == before
+            r = move(client, state, cards=[card], claims={**claims, "play": n, "plya": 3})
+            assert r.status_code == 400 and r.json()["error"] == (
+                f"nothing to claim for plya with this move (due: "
+                f"{', '.join(state['claims_due'])})")
+            assert snapshot(table) == before
+            r = move(client, state, cards=[card], claims={**claims, "play": n - 1})
+            state = r.json()
+            html = state["html"]
+            assert f"Muggins! random takes 1 overlooked by You on {card}" in html
+            assert (f'<section class="peg-call" data-card="{card}" data-points="{n}" '
+                    f'data-claimed="{n - 1}">') in html
+            called += 1
+        else:
+            r = move(client, state, cards=[card], claims={**claims, "play": n})
+            state = r.json()
+            if state["stage"] == "play":
+                assert f'data-card="{card}" data-points="{n}" data-claimed="{n}"' in \
+                    state["html"]
+            exact += 1
+        assert r.status_code == 200, r.text
+    table = client.app_state.games.get(state["id"])
+    check_page_against_engine(state["html"], table)
+    game = table.game
+    calls = [e for e in game.events if type(e) is Muggins and e.card is not None]
+    assert called == 1 and exact > 10 and len(calls) == 1
+    assert calls[0].claimed == calls[0].points - 1 and calls[0].seat == table.human
+    assert len(game.peg_claims) == called + exact
+    assert Game.from_json(game.to_json()).scores == game.scores
 
 
 def test_a_tournament_game_opens_as_a_replay(tmp_path, monkeypatch, capsys):

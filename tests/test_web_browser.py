@@ -241,3 +241,92 @@ def test_a_replay_steps_forwards_and_backwards(browser, server):
     page.click("a[rel=next-hand]")
     check(replay.hand_starts[1])
     page.close()
+
+
+def test_a_pegging_claim_by_clicking_with_muggins(browser, server, shots):
+    """Muggins on: the person types what the card pegs (empty is 0) and clicks it; too much is
+    refused on the page, a short count is called by the bot, and the play panel lists the
+    card's points item by item, as the engine counts them."""
+    from cribenv import cards as C
+
+    base, app = server
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(base + "/")
+    page.select_option("select[name=bot]", "greedy")
+    page.select_option("select[name=target]", "61")
+    page.check("input[name=muggins]")
+    page.click("#new-game button[type=submit]")
+    page.wait_for_selector("#table[data-stage=cut]")
+    key = page.get_attribute("#table", "data-game")
+    table = app.state.games.get(key)
+    empty_zero = called = None
+    for _ in range(300):
+        stage = page.get_attribute("#table", "data-stage")
+        seq = page.get_attribute("#table", "data-seq")
+        _check_against_engine(page, table)
+        if stage == "over" or (empty_zero and called):
+            break
+        if stage in ("cut", "show"):
+            page.click("[data-action=next]")
+            _wait_move(page, seq)
+            continue
+        if stage == "discard":
+            need = int(page.get_attribute("#table", "data-need"))
+            for card in page.locator("#hand .playable").all()[:need]:
+                card.click()
+            _wait_move(page, seq)
+            continue
+        for box in page.locator("[data-claim]:not([data-claim=play])").all():
+            box.fill("0")                                # the show, if due: counted as 0
+        game = table.game
+        pegs = {C.to_str(c): game.clone().step(c)[0].points for c in game.legal_actions()}
+        card, n = max(pegs.items(), key=lambda kv: kv[1])
+        if n == 0 or called:
+            card, n = min(pegs.items(), key=lambda kv: kv[1])
+            if n == 0:                                   # the box left empty claims 0
+                page.click(f'#hand .playable[data-card="{card}"]')
+                _wait_move(page, seq)
+                panel = page.locator(f'.peg-call[data-card="{card}"]').first
+                assert "You claimed 0: right." in panel.inner_text()
+                empty_zero = card
+                continue
+            page.fill("input[data-claim=play]", str(n))
+            page.click(f'#hand .playable[data-card="{card}"]')
+            _wait_move(page, seq)
+            continue
+        page.fill("input[data-claim=play]", str(n + 1))
+        page.click(f'#hand .playable[data-card="{card}"]')
+        page.wait_for_function("document.getElementById('error').textContent !== ''")
+        assert "more than it pegs" in page.inner_text("#error")
+        assert page.get_attribute("#table", "data-seq") == seq   # refused: nothing changed
+        page.fill("input[data-claim=play]", str(n - 1))
+        page.click(f'#hand .playable[data-card="{card}"]')
+        _wait_move(page, seq)
+        called = (card, n)
+        check_call(page, table, card, n)
+        page.screenshot(path=str(shots / "muggins-play.png"))
+    assert called and empty_zero, "the game never gave a card that pegs and one that does not"
+    page.close()
+
+
+def check_call(page, table, card: str, n: int) -> None:
+    """The Muggins call on ``card`` (pegging ``n``, claimed ``n - 1``) in the engine, in the
+    play panel (item by item) and in the log."""
+    from agents.web.render import peg_rows
+    from cribenv import cards as C
+    from cribenv.game import Muggins, Played
+
+    laid = next(e for e in reversed(table.game.events) if type(e) is Played
+                and e.seat == table.human)
+    calls = [e for e in table.game.events if type(e) is Muggins and e.card is not None]
+    assert calls == [Muggins(table.human, False, n - 1, n, 1, C.parse(card))]
+    panel = page.locator(f'.peg-call[data-card="{card}"]').first
+    kinds = panel.locator("li[data-kind]").evaluate_all(
+        "els => els.map(e => [e.dataset.kind, Number(e.dataset.points)])")
+    want = [[k, p] for k, _, p in peg_rows(laid.series)]
+    assert kinds[:len(want)] == want and sum(p for _, p in want) == n
+    assert all(k in ("go", "last card") for k, _ in kinds[len(want):])
+    assert f"claimed {n - 1}: Muggins!" in panel.inner_text()
+    assert f"Muggins! greedy takes 1 overlooked by You on {card}" in \
+        page.locator(".log").first.inner_text()
+    _check_against_engine(page, table)

@@ -76,13 +76,17 @@ def test_claims_are_checked_and_recorded():
 
 
 def _to_last_card(table: Table) -> None:
-    while not table.claims_due:
+    while "hand" not in table.claims_due:
         if table.stage in ("cut", "show"):
             table.act(table.seq, action="next")
-        else:
-            need = table.need - len(table.game.discards[table.human]) \
-                if table.stage == "discard" else 1
+        elif table.stage == "discard":
+            need = table.need - len(table.game.discards[table.human])
             table.act(table.seq, cards=[C.to_str(c) for c in table.game.legal_actions()[:need]])
+        else:   # every card in the play comes with what it pegs: here, in full
+            assert table.claims_due == ["play"]
+            card = table.game.legal_actions()[0]
+            pegs = table.game.clone().step(card)[0].points
+            table.act(table.seq, cards=[C.to_str(card)], claims={"play": pegs})
 
 
 def test_the_web_table_asks_for_the_count_with_the_last_card():
@@ -91,15 +95,49 @@ def test_the_web_table_asks_for_the_count_with_the_last_card():
     card = C.to_str(table.game.legal_actions()[0])
     before = (table.seq, list(table.game.actions))
     with pytest.raises(MoveError, match="count your hand"):
-        table.act(table.seq, cards=[card])
+        table.act(table.seq, cards=[card], claims={"play": 0})
     with pytest.raises(MoveError, match="count your hand"):
-        table.act(table.seq, cards=[card], claims={"hand": "8"})
+        table.act(table.seq, cards=[card], claims={"play": 0, "hand": "8"})
     assert (table.seq, list(table.game.actions)) == before
     claims = {what: 0 for what in table.claims_due}   # the person counts nothing at all
     table.act(table.seq, cards=[card], claims=claims)
     game = table.game
+    assert not [e for e in game.events if type(e) is Muggins and e.card is not None]
     muggins = [e for e in game.events if type(e) is Muggins]
     shows = [e for e in game.events if type(e) is ShowScored and e.seat == table.human]
     # every point of the person's shows went to the bot, each with its Muggins event
     assert [(m.seat, m.is_crib, m.claimed, m.points) for m in muggins] == \
         [(e.seat, e.is_crib, 0, e.points) for e in shows if e.points]
+
+
+def test_a_muggins_game_replays_with_its_claims():
+    """A recorded Muggins game (claims in the play and in the show) steps through the replay
+    viewer with the claims applied: every move as the engine replays it, the end as played."""
+    from agents.web.replay import Replay
+
+    table = Table(Rules(muggins=True, target=61), bot="greedy", seed=3)
+    while table.stage != "over":
+        if table.stage in ("cut", "show"):
+            table.act(table.seq, action="next")
+        elif table.stage == "discard":
+            need = table.need - len(table.game.discards[table.human])
+            table.act(table.seq, cards=[C.to_str(c) for c in table.game.legal_actions()[:need]])
+        else:   # nothing claimed at all: the bot takes every point the person makes
+            table.act(table.seq, cards=[C.to_str(table.game.legal_actions()[0])],
+                      claims={what: 0 for what in table.claims_due})
+    game = table.game
+    assert any(type(e) is Muggins and e.card is not None for e in game.events)
+    record = game.to_record()
+    replay = Replay.from_record(record)
+    assert replay.total == len(game.actions)
+    assert replay.game_at(replay.total).events == game.events
+    for h, start in enumerate(replay.hand_starts):   # the move at which each hand begins
+        assert Game.from_record(record, moves=start).hand_number == h
+        if h:
+            assert Game.from_record(record, moves=start - 1).hand_number == h - 1
+    for step in range(0, replay.total, 7):
+        at = replay.game_at(step)
+        assert len(at.actions) == step
+        assert at.events == Game.from_record(record, moves=step).events
+    with pytest.raises(ValueError):   # the same moves without the claims: another game
+        Game.from_record(dict(record, claims=[], peg_claims=[]))

@@ -32,10 +32,10 @@ from cribenv.game import (
     ShowScored,
     StarterTurned,
 )
-from cribenv.scoring import Breakdown
+from cribenv.scoring import Breakdown, peg_breakdown
 
-__all__ = ["board_svg", "card_html", "describe_event", "page", "peg_history", "show_html",
-           "show_rows"]
+__all__ = ["board_svg", "card_html", "describe_event", "page", "peg_call_html", "peg_history",
+           "peg_rows", "show_html", "show_rows"]
 
 SUIT_SYMBOL = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 SIDE_COLOURS = ("#d62d20", "#0057e7", "#f5b700")
@@ -85,9 +85,9 @@ def peg_history(game: Game) -> list[tuple[int, int]]:
     events = game.events
     for i, ev in enumerate(events):
         kind = type(ev)
-        if kind is Played or kind is SeriesEnd:
+        if kind is SeriesEnd:
             units = [(ev.seat, ev.points)]
-        elif kind is ShowScored:
+        elif kind is Played or kind is ShowScored:
             nxt = events[i + 1] if i + 1 < len(events) else None
             units = [(ev.seat, ev.points)]
             if type(nxt) is Muggins:   # the seat scores its claim, the caller the rest
@@ -181,8 +181,9 @@ def describe_event(event: Any, name: Any) -> str | None:
         what = "crib" if event.is_crib else "hand"
         return f"{name(event.seat)} {what}: {event.points}"
     if kind is Muggins:
+        where = "" if event.card is None else f" on {C.to_str(event.card)}"
         return (f"Muggins! {name(event.caller)} take{_s(name(event.caller))} "
-                f"{event.points - event.claimed} overlooked by {name(event.seat)}")
+                f"{event.points - event.claimed} overlooked by {name(event.seat)}{where}")
     if kind is GameOver:
         return None
     return None
@@ -195,6 +196,74 @@ def possessive(name: str) -> str:
 
 def _s(name: str) -> str:
     return "" if name == "You" else "s"
+
+
+# ------------------------------------------------------------------------------ the play
+
+PAIR_NAMES = {2: "a pair", 3: "pair royal", 4: "double pair royal"}
+
+
+def peg_rows(series: Sequence[int]) -> list[tuple[str, str, int]]:
+    """``(kind, cards, points)`` of everything the last card of ``series`` pegs, like
+    :func:`show_rows` (the go and the last card come later, as
+    :class:`~cribenv.game.SeriesEnd` events).
+
+    >>> peg_rows(C.parse_many("4C 6C 5C"))
+    [('fifteen', '4C+6C+5C', 2), ('run of 3', '4C 6C 5C', 3)]
+    """
+    series = list(series)
+    bd = peg_breakdown(series)
+    count = "+".join(C.to_str(c) for c in series)
+    rows = []
+    if bd.fifteen:
+        rows.append(("fifteen", count, bd.fifteen))
+    if bd.thirty_one:
+        rows.append(("31", count, bd.thirty_one))
+    if bd.pair:
+        rows.append((PAIR_NAMES[bd.pair_count], C.to_str_many(series[-bd.pair_count:]),
+                     bd.pair))
+    if bd.run:
+        rows.append((f"run of {bd.run_length}", C.to_str_many(series[-bd.run_length:]),
+                     bd.run))
+    return rows
+
+
+def peg_call_html(events: Sequence[Any], seat: int, name: Any) -> str:
+    """With Muggins, the last card ``seat`` laid in ``events`` (one hand's): what it pegged,
+    item by item, the go or last card that followed it (pegged without a claim), and what the
+    seat claimed, with the Muggins call on what it overlooked."""
+    at = next((i for i in range(len(events) - 1, -1, -1)
+               if type(events[i]) is Played and events[i].seat == seat), None)
+    if at is None:
+        return ""
+    laid = events[at]
+    rows = peg_rows(laid.series)
+    call = None
+    for ev in events[at + 1:]:
+        kind = type(ev)
+        if kind is Played:
+            break
+        if kind is Muggins and ev.card is not None:
+            call = ev
+        elif kind is SeriesEnd and ev.points and ev.seat == seat:
+            rows.append((ev.reason, "no claim needed", ev.points))
+    who = name(seat)
+    claimed = call.claimed if call is not None else laid.points
+    items = "".join(f'<li data-kind="{escape(k)}" data-points="{p}"><span>{escape(k)}</span>'
+                    f'<code>{escape(cs)}</code><b>{p}</b></li>' for k, cs, p in rows)
+    if not items:
+        items = '<li class="nineteen">nothing</li>'
+    if call is not None:
+        caller = name(call.caller)
+        verdict = (f'<p class="muggins">{escape(who)} claimed {claimed}: Muggins! '
+                   f'{escape(caller)} take{_s(caller)} the {call.points - call.claimed} '
+                   "overlooked.</p>")
+    else:
+        verdict = f'<p class="claim-ok">{escape(who)} claimed {claimed}: right.</p>'
+    return (f'<section class="peg-call" data-card="{C.to_str(laid.card)}" data-points='
+            f'"{laid.points}" data-claimed="{claimed}"><h3>{escape(possessive(who))} '
+            f'card {C.to_str(laid.card)}, count {laid.count}</h3><ul class="combos">{items}</ul>'
+            f"{verdict}</section>")
 
 
 # ------------------------------------------------------------------------------ the show

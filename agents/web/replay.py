@@ -19,7 +19,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from cribenv.game import Deal, Game, Rules
+from cribenv.game import Dealt, Discarded, Game, Played, Rules
 
 __all__ = ["Replay", "tournament_games"]
 
@@ -53,28 +53,21 @@ class Replay:
                 from None
         n = game.num_players
         starts = []
-        replay = _fresh(record)
-        for i, action in enumerate(record["actions"]):
-            if len(starts) <= replay.hand_number:
-                starts.append(i)
-            replay.step(action)
+        moves = 0   # every move is one Discarded or one Played event
+        for ev in game.events:
+            kind = type(ev)
+            if kind is Dealt:
+                starts.append(moves)
+            elif kind is Discarded or kind is Played:
+                moves += 1
         labels = labels or [f"seat {s + 1}" for s in range(n)]
         return cls(record, list(labels), title, len(record["actions"]), starts)
 
     def game_at(self, step: int) -> Game:
-        """The game after its first ``step`` moves (0 .. total)."""
+        """The game after its first ``step`` moves (0 .. total), Muggins claims included."""
         if not 0 <= step <= self.total:
             raise ValueError(f"step must be 0..{self.total}, got {step}")
-        game = _fresh(self.record)
-        for action in self.record["actions"][:step]:
-            game.step(action)
-        return game
-
-
-def _fresh(record: dict[str, Any]) -> Game:
-    return Game(Rules(**record["rules"]), seed=record["seed"],
-                deals=[Deal.from_dict(d) for d in record.get("deals", [])],
-                first_dealer=record.get("first_dealer"), max_hands=record.get("max_hands"))
+        return Game.from_record(self.record, moves=step)
 
 
 def tournament_games(db_path: str | os.PathLike[str]) -> list[dict[str, Any]]:

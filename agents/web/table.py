@@ -30,6 +30,7 @@ from typing import Any
 from agents.arena import run_game
 from agents.base import make_agent
 from agents.expert import ExpertAgent
+from agents.web.render import peg_rows
 from cribenv import cards as C
 from cribenv.discard import analyse_discards, discard_evs
 from cribenv.game import (
@@ -40,7 +41,6 @@ from cribenv.game import (
     PlayerView,
     Rules,
 )
-from cribenv.scoring import peg_breakdown
 
 __all__ = ["Advice", "Decision", "MoveError", "StaleMoveError", "Table", "advice_summary",
            "describe_peg", "discard_advice", "play_advice", "throw_key"]
@@ -137,18 +137,8 @@ def describe_peg(series: Sequence[int]) -> str:
     >>> describe_peg(C.parse_many("4C 6C 5C"))
     'fifteen 2, run of 3 for 3'
     """
-    bd = peg_breakdown(list(series))
-    parts = []
-    if bd.fifteen:
-        parts.append(f"fifteen {bd.fifteen}")
-    if bd.thirty_one:
-        parts.append(f"31 for {bd.thirty_one}")
-    if bd.pair:
-        parts.append({2: "a pair", 3: "pair royal", 4: "double pair royal"}[bd.pair_count]
-                     + f" for {bd.pair}")
-    if bd.run:
-        parts.append(f"run of {bd.run_length} for {bd.run}")
-    return ", ".join(parts)
+    return ", ".join(f"{what} {pts}" if what == "fifteen" else f"{what} for {pts}"
+                     for what, _, pts in peg_rows(series))
 
 
 @dataclass
@@ -251,20 +241,23 @@ class Table:
     # ------------------------------------------------------------------ acting
     @property
     def claims_due(self) -> list[str]:
-        """With Muggins, what the person counts with their last card: ``["hand"]``, and
-        ``"crib"`` when they deal; otherwise nothing."""
-        if not self.rules.muggins or self.stage != "play" or len(
-                self.game.hands[self.human]) != 1:
+        """With Muggins, what the person counts with the card they lay: ``"play"`` (what the
+        card pegs), and with their last card ``"hand"`` (and ``"crib"`` when they deal);
+        otherwise nothing."""
+        if not self.rules.muggins or self.stage != "play":
             return []
-        return ["hand", "crib"] if self.game.dealer == self.human else ["hand"]
+        if len(self.game.hands[self.human]) != 1:
+            return ["play"]
+        return ["play", "hand", "crib"] if self.game.dealer == self.human else ["play", "hand"]
 
     def act(self, seq: int, cards: Sequence[str | int] = (), action: str = "cards",
             claims: dict[str, int] | None = None) -> Table:
         """Apply the person's move made at move number ``seq``: ``action="cards"`` lays
         ``cards`` (the throw in the discard, one card in the play), ``action="next"`` moves
-        on from the cut or the show. With Muggins the last card of a hand comes with
-        ``claims`` (:attr:`claims_due`: the person's count of their hand and crib). Raises
-        :class:`MoveError` (game unchanged) otherwise."""
+        on from the cut or the show. With Muggins a card in the play comes with ``claims``
+        (:attr:`claims_due`: what the card pegs, ``"play"``, and with the last card the
+        person's count of their hand and crib). Raises :class:`MoveError` (game unchanged)
+        otherwise."""
         with self.lock:
             if not isinstance(seq, int) or isinstance(seq, bool):
                 raise MoveError(f"seq must be the move number the page was showing (an "
@@ -303,28 +296,40 @@ class Table:
                             + (f" ({C.to_str_many(ids)})" if ids and all(
                                 0 <= c < 52 for c in ids) else ""))
         due = self.claims_due
+        extra = sorted(map(str, set(claims) - set(due)))
+        if extra:
+            why = (f"due: {', '.join(due)}" if due else
+                   "nothing is due" if self.rules.muggins else "Muggins is off")
+            raise MoveError(f"nothing to claim for {', '.join(extra)} with this move ({why})")
         for what in due:
             value = claims.get(what)
-            if type(value) is not int or not 0 <= value <= 29:
+            if what == "play":
+                if type(value) is not int or value < 0:
+                    raise MoveError(f"Muggins: say what your card pegs (a whole number, 0 if "
+                                    f"nothing), got {value!r}")
+            elif type(value) is not int or not 0 <= value <= 29:
                 raise MoveError(f"Muggins: count your {what} (0..29) before you lay your last "
                                 f"card, got {value!r}")
+        shows = [what for what in due if what != "play"]
+        peg_claim = claims["play"] if due else None
         trial = self.game.clone()   # the engine validates the whole move before it is made
-        for what in due:
+        for what in shows:
             trial.claim(self.human, claims[what], crib=what == "crib")
         for card in ids:
             try:
-                trial.step(card)
+                trial.step(card, claim=peg_claim)
             except IllegalActionError as exc:
-                raise MoveError(str(exc).replace(f"seat {self.human}", "you")) from None
+                raise MoveError(str(exc).replace(f"seat {self.human}", "you")
+                                .replace("you claims", "you claim")) from None
         advice = self.advice()
         if advice is not None:
             chosen = throw_key(advice, ids) if advice.kind == "discard" else C.to_str(ids[0])
             self.decisions.append(Decision(self.game.hand_number, advice.kind, chosen, advice))
         hand = self.game.hand_number
-        for what in due:
+        for what in shows:
             self.game.claim(self.human, claims[what], crib=what == "crib")
         for card in ids:
-            self.game.step(card)
+            self.game.step(card, claim=peg_claim)
         self._after_moves(hand)
 
     def _after_moves(self, hand: int) -> None:

@@ -18,6 +18,7 @@ from agents.web.render import (
     card_html,
     cards_html,
     describe_event,
+    peg_call_html,
     peg_history,
     possessive,
     show_html,
@@ -213,16 +214,21 @@ def _result_html(game: Game, sides: Sequence[str]) -> str:
 
 
 def _claims_html(table: Table) -> str:
-    """With Muggins, the person's count of their hand (and crib) sent with the last card."""
+    """With Muggins, what the person counts with the card they lay: what it pegs (empty is 0),
+    and with the last card their hand (and crib)."""
     due = table.claims_due
     if not due:
         return ""
+    peg = ('<label title="fifteen, 31, pairs, runs; the go and the last card are pegged for '
+           'you">your card pegs: <input type="number" min="0" max="29" name="claim-play" '
+           'data-claim="play" placeholder="0"></label>')
+    shows = [what for what in due if what != "play"]
     starter = C.to_str(table.game.starter) if table.game.starter is not None else ""
     fields = "".join(
         f'<label>your {what}: <input type="number" min="0" max="29" required '
-        f'name="claim-{what}" data-claim="{what}"></label>' for what in due)
-    return (f'<p class="claims">Count with the starter {starter} (what you miss, the bots '
-            f'take): {fields}</p>')
+        f'name="claim-{what}" data-claim="{what}"></label>' for what in shows)
+    show = f" Count with the starter {starter}: {fields}" if shows else ""
+    return (f'<p class="claims">Muggins (what you miss, the bots take): {peg}{show}</p>')
 
 
 def table_html(table: Table, key: str) -> str:
@@ -257,10 +263,12 @@ def table_html(table: Table, key: str) -> str:
         "discard": f"Choose {need} card{'s' if need > 1 else ''} for {whose} crib "
                    f"(click {'them' if need > 1 else 'it'}).",
         "play": f"Your turn to lay a card: the count is {game.count}." + (
-            " Muggins: count your show before your last card." if table.claims_due else ""),
+            " Muggins: count your show before your last card."
+            if len(table.claims_due) > 1 else ""),
         "show": f"Hand {shown_hand + 1} is counted.",
         "over": "The game is over.",
     }.get(stage, "")
+    peg_call = peg_call_html(events, table.human, name) if rules.muggins else ""
     overlay = ""
     if stage == "cut":
         cut = next(e for e in game.events if type(e) is Cut)
@@ -282,6 +290,7 @@ def table_html(table: Table, key: str) -> str:
                   '<button type="button" class="primary" data-action="next">Next hand</button>')
         title = "Game over" if stage == "over" else f"The show, hand {shown_hand + 1}"
         overlay = (f'<div class="overlay"><div class="panel show"><h2>{title}</h2>{result}'
+                   f'{peg_call}'
                    f'<div class="shows">{shows or "<p>The game ended before the show.</p>"}'
                    f'</div>{button}</div></div>')
     return (f'<div id="table" data-game="{escape(key)}" data-seq="{table.seq}" '
@@ -292,8 +301,8 @@ def table_html(table: Table, key: str) -> str:
             f'<div class="main"><div class="centre">{felt}'
             f'<p class="prompt" role="status">{escape(prompt)}</p>{_claims_html(table)}'
             f'<p class="error" role="alert" id="error"></p></div>'
-            f'<aside>{_advice_html(table.advice())}<h3>This hand</h3>{_log(events, name)}'
-            f'</aside>{overlay}</div></div>')
+            f'<aside>{_advice_html(table.advice())}{peg_call if current else ""}'
+            f'<h3>This hand</h3>{_log(events, name)}</aside>{overlay}</div></div>')
 
 
 def lobby_html(bots: Sequence[str], settings: dict[str, Any] | None = None,

@@ -69,8 +69,11 @@ document.addEventListener("click", (event) => {
   if (t.dataset.stage === "play") {
     const claims = {};
     for (const input of document.querySelectorAll("[data-claim]")) {
-      if (input.value === "") { showError("Muggins: count your " + input.dataset.claim + " first"); return; }
-      claims[input.dataset.claim] = Number(input.value);
+      const what = input.dataset.claim;
+      if (input.validity.badInput) { showError("Muggins: your " + what + " must be a number"); return; }
+      if (input.value === "" && what === "play") { claims.play = 0; continue; }  // empty: 0
+      if (input.value === "") { showError("Muggins: count your " + what + " first"); return; }
+      claims[what] = Number(input.value);
     }
     move({action: "cards", cards: [card.dataset.card], claims: claims});
   } else if (t.dataset.stage === "discard") {
