@@ -9,8 +9,52 @@ from pathlib import Path
 from typing import Any
 
 
+class RunSettings:
+    """What the settings of every backend share (``TrainConfig``, ``SelfPlayConfig``,
+    ``RLlibConfig``): a dataclass saved as ``config.json`` in the run folder, whose
+    ``RESUMABLE`` fields may change when a run is resumed and whose other fields are hashed
+    into the checkpoints' fingerprint. ``KIND`` names the backend in messages."""
+
+    RESUMABLE: tuple[str, ...] = ()
+    KIND = "training"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)  # type: ignore[call-overload]
+
+    def fixed_settings(self) -> dict[str, Any]:
+        """The settings a resumed run must keep."""
+        return {k: v for k, v in self.to_dict().items() if k not in self.RESUMABLE}
+
+    def fingerprint(self) -> str:
+        """A hash of the settings that must not change when a run is resumed."""
+        fixed = json.dumps(self.fixed_settings(), sort_keys=True)
+        return hashlib.sha256(fixed.encode()).hexdigest()[:16]
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_dict(), indent=2, sort_keys=True) + "\n")
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]):
+        unknown = sorted(set(data) - {f.name for f in fields(cls)})  # type: ignore[arg-type]
+        if unknown:
+            raise ValueError(f"unknown {cls.KIND} settings: {', '.join(unknown)}")
+        return cls(**data)
+
+    @classmethod
+    def load(cls, path: str | Path):
+        try:
+            data = json.loads(Path(path).read_text())
+        except FileNotFoundError:
+            raise ValueError(f"no config file at {path}") from None
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path} is not valid JSON: {exc}") from None
+        if not isinstance(data, dict):
+            raise ValueError(f"{path} must hold a JSON object of settings")
+        return cls.from_dict(data)
+
+
 @dataclass
-class TrainConfig:
+class TrainConfig(RunSettings):
     """Everything that defines a self-play PPO run (saved as ``config.json`` in the run dir)."""
 
     # length and hardware
@@ -94,39 +138,12 @@ class TrainConfig:
     def rollout_steps(self) -> int:
         return self.n_steps * self.n_envs
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    def fingerprint(self) -> str:
-        """A hash of the settings that must not change when a run is resumed."""
-        fixed = {k: v for k, v in self.to_dict().items() if k not in self.RESUMABLE}
+    def fixed_settings(self) -> dict[str, Any]:
+        fixed = super().fixed_settings()
         if fixed["policy"] == "mlp":  # runs made before the expert-prior network existed
             for name in ("policy", "card_arch", "beta", "init_policy"):
                 fixed.pop(name)
-        return hashlib.sha256(json.dumps(fixed, sort_keys=True).encode()).hexdigest()[:16]
-
-    def save(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(self.to_dict(), indent=2, sort_keys=True) + "\n")
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> TrainConfig:
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise ValueError(f"unknown training settings: {', '.join(unknown)}")
-        return cls(**data)
-
-    @classmethod
-    def load(cls, path: str | Path) -> TrainConfig:
-        try:
-            data = json.loads(Path(path).read_text())
-        except FileNotFoundError:
-            raise ValueError(f"no config file at {path}") from None
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path} is not valid JSON: {exc}") from None
-        if not isinstance(data, dict):
-            raise ValueError(f"{path} must hold a JSON object of settings")
-        return cls.from_dict(data)
+        return fixed
 
 
 # One line of help per setting (used by `cribenv train --help`).

@@ -24,14 +24,13 @@ Run layout (``run_dir``)::
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 import signal
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -43,13 +42,14 @@ from train.checkpoints import (
     save_checkpoint,
     truncate_log,
 )
+from train.config import RunSettings
 from train.evaluation import append_csv, evaluation_row
 
 TRAINER = "rllib"   # named in checkpoints
 
 
 @dataclass
-class RLlibConfig:
+class RLlibConfig(RunSettings):
     """Everything that defines an RLlib run (saved as ``config.json`` in the run dir)."""
 
     # length and hardware
@@ -86,6 +86,7 @@ class RLlibConfig:
     heuristics: list[str] = field(default_factory=lambda: ["greedy", "expert"])
 
     #: settings that may change when a run is resumed
+    KIND = "rllib"
     RESUMABLE = ("total_steps", "num_env_runners", "envs_per_env_runner", "num_cpus",
                  "checkpoint_every", "eval_games", "heuristics")
 
@@ -105,28 +106,6 @@ class RLlibConfig:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
         if self.eval_games < 0 or self.eval_games % 2:
             raise ValueError(f"eval_games must be an even number >= 0, got {self.eval_games}")
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    def fingerprint(self) -> str:
-        """A hash of the settings that must not change when a run is resumed."""
-        fixed = {k: v for k, v in self.to_dict().items() if k not in self.RESUMABLE}
-        return hashlib.sha256(json.dumps(fixed, sort_keys=True).encode()).hexdigest()[:16]
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> RLlibConfig:
-        unknown = sorted(set(data) - {f.name for f in fields(cls)})
-        if unknown:
-            raise ValueError(f"unknown rllib settings: {', '.join(unknown)}")
-        return cls(**data)
-
-    def save(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(self.to_dict(), indent=2, sort_keys=True) + "\n")
-
-    @classmethod
-    def load(cls, path: str | Path) -> RLlibConfig:
-        return cls.from_dict(json.loads(Path(path).read_text()))
 
 
 # One line of help per setting of this backend only (``cribenv train --help``).

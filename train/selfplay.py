@@ -30,13 +30,11 @@ the engine also plays the snapshots' decisions, reported as ``engine_steps``.
 from __future__ import annotations
 
 import csv
-import hashlib
-import json
 import math
 import signal
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -55,6 +53,7 @@ from train.checkpoints import (
     save_checkpoint,
     truncate_log,
 )
+from train.config import RunSettings
 from train.evaluation import append_csv, evaluation_row
 from train.learning_curve import plot_learning_curve, plot_win_rates
 
@@ -67,7 +66,7 @@ NUM_CARDS = 52
 # ------------------------------------------------------------------------------------------
 
 @dataclass
-class SelfPlayConfig:
+class SelfPlayConfig(RunSettings):
     """Everything that defines a self-play run (saved as ``config.json`` in the run dir)."""
 
     # length and hardware
@@ -115,6 +114,7 @@ class SelfPlayConfig:
     heuristics: list[str] = field(default_factory=lambda: ["greedy", "expert"])
 
     #: settings that may change when a run is resumed
+    KIND = "self-play"
     RESUMABLE = ("total_steps", "threads", "engine_threads", "device", "checkpoint_every",
                  "eval_every", "eval_games", "time_limit")
 
@@ -134,28 +134,6 @@ class SelfPlayConfig:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
         if self.eval_games < 0 or self.eval_games % 2:
             raise ValueError(f"eval_games must be an even number >= 0, got {self.eval_games}")
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    def fingerprint(self) -> str:
-        """A hash of the settings that must not change when a run is resumed."""
-        fixed = {k: v for k, v in self.to_dict().items() if k not in self.RESUMABLE}
-        return hashlib.sha256(json.dumps(fixed, sort_keys=True).encode()).hexdigest()[:16]
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> SelfPlayConfig:
-        unknown = sorted(set(data) - {f.name for f in fields(cls)})
-        if unknown:
-            raise ValueError(f"unknown self-play settings: {', '.join(unknown)}")
-        return cls(**data)
-
-    def save(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(self.to_dict(), indent=2, sort_keys=True) + "\n")
-
-    @classmethod
-    def load(cls, path: str | Path) -> SelfPlayConfig:
-        return cls.from_dict(json.loads(Path(path).read_text()))
 
 
 # One line of help per setting (``cribenv train --help``).
