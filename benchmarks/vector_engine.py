@@ -78,7 +78,8 @@ def processes_rate(num_players: int, observe: bool, seconds: float, processes: i
     """Decisions/s of ``processes`` single-threaded processes playing at the same time."""
     code = (f"from benchmarks.vector_engine import _process_main; "
             f"_process_main({num_players}, {observe}, {{seed}}, {seconds})")
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # this checkout first
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, *(p for p in sys.path if p)]))
     procs = [subprocess.Popen([sys.executable, "-c", code.format(seed=1000 * k)], env=env,
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
              for k in range(processes)]

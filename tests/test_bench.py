@@ -147,5 +147,23 @@ def test_the_bench_command_is_a_thin_dispatcher():
     import cribenv.commands.bench as command
 
     source = Path(command.__file__).read_text()
-    assert "def run(" in source and source.count("\n") < 60
-    assert "benchmarks.run_sections" in source
+    assert "def run(" in source and source.count("\n") < 80
+    assert "load_benchmarks().run_sections" in source
+
+
+def test_bench_finds_its_own_package_when_another_benchmarks_shadows_it(tmp_path):
+    """torchrl 0.14's wheel installs a top-level ``benchmarks`` folder (a namespace package);
+    with cribenv installed editable, ``import benchmarks`` then finds that one first."""
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "benchmarks").mkdir()
+    (tmp_path / "benchmarks" / "bench_other.py").write_text("")
+    env = dict(os.environ, PYTHONPATH=str(tmp_path))
+    code = ("import benchmarks; assert getattr(benchmarks, '__file__', None) is None; "
+            "from cribenv.cli import main; raise SystemExit(main(['bench', '--help']))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "vector_engine" in out.stdout and "Traceback" not in out.stderr

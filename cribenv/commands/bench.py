@@ -5,11 +5,33 @@ baselines measured in the same run."""
 from __future__ import annotations
 
 import argparse
+import importlib
+import sys
+from pathlib import Path
+from types import ModuleType
 
-import benchmarks
+
+def load_benchmarks() -> ModuleType:
+    """The project's ``benchmarks`` package. Another distribution's top-level ``benchmarks``
+    folder can shadow it in an editable install (torchrl 0.14's wheel installs one, a namespace
+    package without ``__init__.py``); then the checkout holding ``cribenv`` goes first on the
+    path and ours is imported."""
+    import benchmarks
+
+    if getattr(benchmarks, "__file__", None) is not None:
+        return benchmarks
+    root = Path(__file__).resolve().parents[2]
+    if not (root / "benchmarks" / "__init__.py").is_file():
+        raise ImportError(f"the 'benchmarks' package found is not cribenv's (no "
+                          f"{root / 'benchmarks' / '__init__.py'}): run from a checkout")
+    for name in [m for m in sys.modules if m == "benchmarks" or m.startswith("benchmarks.")]:
+        del sys.modules[name]
+    sys.path.insert(0, str(root))
+    return importlib.import_module("benchmarks")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
+    benchmarks = load_benchmarks()
     names = benchmarks.section_names()
     parser.description = (
         "Measure hand scoring, the rules engine and the environments, and print each rate "
@@ -28,6 +50,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    benchmarks.run_sections(float(args.seconds), args.only, json_path=args.json,
+    load_benchmarks().run_sections(float(args.seconds), args.only, json_path=args.json,
                             quiet=args.quiet)
     return 0
