@@ -636,7 +636,12 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
                 pool.add(path)
                 state["next_snapshot"] = step + config.snapshot_every
             if config.eval_games and step >= state["next_eval"]:
+                # said on the bar, so it does not look frozen while the games are played
+                bar.set_postfix_str(f"evaluating against {', '.join(config.heuristics)}")
                 _evaluate(net, config, run_dir, state, writer, step)
+                bar.set_postfix_str(", ".join(
+                    f"{h} {100 * state['evals'][-1][f'{h}_win_rate']:.0f}%"
+                    for h in config.heuristics))
                 state["next_eval"] = step + config.eval_every
             if step >= config.total_steps or stop["stop"]:
                 break
@@ -702,7 +707,7 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
             n = len(batch["action"])
             state["step"] += n
             state["updates"] += 1
-            bar.update(n)
+            bar.update(min(n, max(0, config.total_steps - bar.n)))   # the bar ends at its total
             stats.update(step=state["step"], engine_steps=state["engine_steps"],
                          steps_per_s=n / (collect_s + update_s),
                          collect_s=collect_s, update_s=update_s,
