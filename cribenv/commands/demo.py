@@ -63,7 +63,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sb3-steps", "--train-steps", dest="sb3_steps", type=int_arg(0),
                         metavar="N",
                         help="optional: SB3 PPO steps of the shipped agent's recipe, scaled "
-                             "down (0: skipped; 40000 adds about 8 minutes)")
+                             "down (0: skipped; 40000 adds minutes)")
     parser.add_argument("--rollout-games", type=int_arg(1), metavar="N",
                         help=f"with --sb3-steps and an 'expert-prior' recipe: games of paired "
                              f"rollouts fitted before PPO ({SIZES['rollout_games']})")
