@@ -33,6 +33,7 @@ import csv
 import hashlib
 import json
 import math
+import re
 import signal
 import time
 from collections.abc import Callable
@@ -853,10 +854,16 @@ def _checkpoint(run_dir: Path, net, optimizer, gen, rng: np.random.Generator,
 def _restore(ckpt: Path, state: dict[str, Any], net, optimizer, gen,
              rng: np.random.Generator, pool: SnapshotPool, run_dir: Path) -> None:
     torch = _torch()
-    try:
+    try:   # weights only: tensors, numbers and containers; any other object is refused
         saved = torch.load(ckpt / "model.zip", map_location="cpu", weights_only=True)
-    except Exception as exc:  # damaged archive
-        raise CheckpointError(f"{ckpt / 'model.zip'} cannot be loaded: {exc}") from None
+    except Exception as exc:  # damaged archive, or one holding more than weights
+        found = re.search(r"Unsupported global: GLOBAL (\S+)", str(exc))
+        if found:
+            reason = (f"it holds a Python object ({found[1]}), not only weights, and self-play "
+                      f"checkpoints are never unpickled")
+        else:
+            reason = (str(exc).strip() or type(exc).__name__).splitlines()[0]
+        raise CheckpointError(f"{ckpt / 'model.zip'} cannot be loaded: {reason}") from None
     net.load_state_dict(saved["net"])
     optimizer.load_state_dict(saved["optimizer"])
     gen.set_state(saved["torch_gen"])
