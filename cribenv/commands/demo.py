@@ -38,11 +38,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "against greedy printed as it rises, and a learning curve), and a small duplicate "
         "tournament of that agent, the shipped one and the heuristic bots. The first run "
         "after an install also compiles the batched engine (20-50 s, cached after). Each run "
-        "writes to a fresh folder, runs/demo-YYYYmmdd-HHMMSS (or --run-dir), and ends with "
-        "the list of the files it wrote.")
+        "writes to a fresh folder, runs/demo-YYYYmmdd-HHMMSS (or --run-dir): demo.json, "
+        "learning_curve.png, selfplay/ (the training run: policy, evaluations, logs, "
+        "checkpoints) and tournament.sqlite/.png/.json/.csv, and ends with the list of the "
+        "files it wrote.")
     parser.epilog = ("Examples: cribenv demo; cribenv demo --run-dir runs/mine; after a stop: "
                      "cribenv demo --resume (the newest demo) or cribenv demo --run-dir "
-                     "runs/mine --resume. The sizes below are stored in the folder's "
+                     "runs/mine --resume. The sizes above are stored in the folder's "
                      f"{SETTINGS_FILE}; a resumed demo keeps them.")
     parser.add_argument("--run-dir", "--out", dest="run_dir", metavar="DIR",
                         help="output folder, new or empty (default: a fresh "
