@@ -184,7 +184,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"\ndemo finished in {total:.0f} s (" +
           ", ".join(f"{name} {s:.0f} s" for name, s in timings) + ")")
     files = written_files(run_dir)
-    print(f"\nfiles written ({len(files)}, under {run_dir}):")
+    since = ", by this run and the one it resumed" if resumed else ""
+    print(f"\nfiles written ({len(files)}, under {run_dir}{since}):")
     for path in files:
         note = NOTES.get(path.relative_to(run_dir).as_posix())
         print(f"  {path}" + (f"   {note}" if note else ""))
