@@ -270,9 +270,9 @@ def _scratch(number: int, out: Path, sizes: dict) -> Path | None:
           f"{steps // sizes['evals']:,} steps it plays\n"
           f"  {sizes['eval_games']} duplicate games against greedy (the bar shows the latest "
           "win rate).")
-    seconds = warm_up_engine(sizes["seed"])
-    print(f"  batched engine ready in {seconds:.0f} s (compiled on the first run after an "
-          "install, then loaded from numba's cache)")
+    print("  preparing the batched engine (compiled on the first run after an install, 20-40 "
+          "s;\n  loaded from numba's cache after) ...", end=" ", flush=True)
+    print(f"ready in {warm_up_engine(sizes['seed']):.0f} s")
     config = selfplay_config(steps, sizes["evals"], sizes["eval_games"], sizes["seed"])
     policy = train_from_scratch(run_dir, config, resume=done > 0, log=lambda s: print(" ", s))
     rows = eval_rows(run_dir)
