@@ -37,7 +37,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "self-play PPO from scratch on the batched engine (about 2 minutes: its win rate "
         "against greedy printed as it rises, and a learning curve), and a small duplicate "
         "tournament of that agent, the shipped one and the heuristic bots. The first run "
-        "after an install also compiles the batched engine (20-50 s, cached after). Each run "
+        "after an install also compiles the batched engine (20-60 s, cached after). Each run "
         "writes to a fresh folder, runs/demo-YYYYmmdd-HHMMSS (or --run-dir): demo.json, "
         "learning_curve.png, selfplay/ (the training run: policy, evaluations, logs, "
         "checkpoints) and tournament.sqlite/.png/.json/.csv, and ends with the list of the "
@@ -270,7 +270,7 @@ def _scratch(number: int, out: Path, sizes: dict) -> Path | None:
           f"{steps // sizes['evals']:,} steps it plays\n"
           f"  {sizes['eval_games']} duplicate games against greedy (the bar shows the latest "
           "win rate).")
-    print("  preparing the batched engine (compiled on the first run after an install, 20-40 "
+    print("  preparing the batched engine (compiled on the first run after an install, 20-60 "
           "s;\n  loaded from numba's cache after) ...", end=" ", flush=True)
     print(f"ready in {warm_up_engine(sizes['seed']):.0f} s")
     config = selfplay_config(steps, sizes["evals"], sizes["eval_games"], sizes["seed"])
