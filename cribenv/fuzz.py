@@ -9,7 +9,8 @@ Each game has its own seed, drawn from ``--seed``; a violation prints that seed,
 the mask is exactly the legal cards of the agent to act (zero for the others); an illegal card
 (or a non-integer action) is refused and changes nothing; no card is in two places; the count
 is 0..31; scores never fall and only the winning side reaches the target; rewards are
-zero-sum; at the end the game's JSON record replays to the same scores.
+zero-sum; at the end the game's JSON record replays to the same scores. A failed check or any
+other exception is a violation: the exit status is then 1 (0 when every game was clean).
 """
 
 from __future__ import annotations
@@ -85,22 +86,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repro", type=int, metavar="SEED", help="replay one game verbosely")
     args = parser.parse_args(argv)
     if args.repro is not None:
-        steps = fuzz_game(args.repro, log=print)
+        try:
+            steps = fuzz_game(args.repro, log=print)
+        except Exception as exc:   # a failed check or a crash: both are violations
+            print(f"violation in game seed {args.repro}: {exc!r}", file=sys.stderr)
+            return 1
         print(f"game {args.repro}: {steps} steps, no violation")
         return 0
     seeds = random.Random(args.seed)
     games = steps = 0
-    end = time.perf_counter() + args.seconds
-    while time.perf_counter() < end:
+    started = time.perf_counter()
+    while time.perf_counter() - started < args.seconds:
         seed = seeds.randrange(2**31)
         try:
             steps += fuzz_game(seed)
-        except AssertionError as exc:
-            print(f"violation in game seed {seed}: {exc!r}; replay it with "
-                  f"python -m cribenv.fuzz --repro {seed}", file=sys.stderr)
+        except Exception as exc:   # a failed check or a crash: both are violations
+            print(f"violation in game seed {seed} after {games:,} clean games: {exc!r}; "
+                  f"replay it with python -m cribenv.fuzz --repro {seed}", file=sys.stderr)
             return 1
         games += 1
-    print(f"{games:,} games, {steps:,} steps, 0 violations")
+    print(f"{games:,} games, {steps:,} steps, 0 violations "
+          f"({time.perf_counter() - started:.0f} s, --seed {args.seed})")
     return 0
 
 

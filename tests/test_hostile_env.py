@@ -4,6 +4,10 @@ changed."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -189,3 +193,33 @@ def test_the_fuzzer_runs_clean_and_catches_a_planted_bug(monkeypatch, capsys):
                         staticmethod(lambda game, seat: np.zeros(52, np.int8)))
     assert fuzz.main(["--seconds", "2"]) == 1
     assert "--repro" in capsys.readouterr().err
+
+
+def test_a_crash_is_a_violation_too_and_repro_replays_it(monkeypatch, capsys):
+    from cribenv import fuzz
+
+    def planted(self):
+        raise KeyError("planted")
+
+    monkeypatch.setattr(cribenv.game.Game, "to_json", planted)   # at every game's end
+    assert fuzz.main(["--seconds", "2", "--seed", "3"]) == 1
+    err = capsys.readouterr().err
+    assert "KeyError('planted')" in err and "after 0 clean games" in err
+    seed = int(err.rsplit("--repro ", 1)[1].split()[0])
+    assert fuzz.main(["--repro", str(seed)]) == 1
+    assert f"violation in game seed {seed}: KeyError('planted')" in capsys.readouterr().err
+
+
+def test_python_m_cribenv_fuzz_exits_nonzero_on_a_violation():
+    """What CI runs (``python -m cribenv.fuzz``): status 0 when clean, 1 with a planted bug."""
+    root = Path(__file__).resolve().parents[1]
+    clean = subprocess.run([sys.executable, "-m", "cribenv.fuzz", "--seconds", "1"], cwd=root,
+                           capture_output=True, text=True, timeout=120)
+    assert clean.returncode == 0 and "0 violations" in clean.stdout, clean.stderr
+    planted = ("import runpy, numpy as np, cribenv.aec as aec\n"
+               "aec.CribbageEnv._mask = staticmethod(lambda game, seat: np.zeros(52, np.int8))\n"
+               "runpy.run_module('cribenv.fuzz', run_name='__main__')\n")
+    bad = subprocess.run([sys.executable, "-c", planted, "--seconds", "5"], cwd=root,
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 1 and "violation in game seed" in bad.stderr, bad.stderr
+    assert "Traceback" not in bad.stderr

@@ -179,3 +179,42 @@ def test_selfplay_resume_keeps_rows_and_settings(capsys, tmp_path):
     assert evals == sorted(set(evals))
     status, _, err = cli(capsys, "train", "--run-dir", str(run), "--resume", "--gamma", "0.5")
     assert status == 2 and "gamma (the run has 0.99, asked 0.5)" in err
+
+
+class _Planted:
+    """Unpickling this object would write the file named in ``PLANTED_MARK``."""
+
+    def __reduce__(self):
+        return (Path.write_text, (Path(PLANTED_MARK[0]), "unpickled"))
+
+
+PLANTED_MARK: list[str] = [""]
+
+
+def test_selfplay_checkpoints_are_weights_and_json_only(capsys, tmp_path):
+    """The fast trainer's resume loads model.zip with torch.load(weights_only=True) and the
+    rest from JSON: a checkpoint holding a pickled object is refused, the object never built."""
+    import torch
+
+    run = tmp_path / "run"
+    assert main(["train", "--run-dir", str(run), *SELFPLAY, "--total-steps", "300"]) == 0
+    capsys.readouterr()
+    latest = run / "checkpoints" / (run / "checkpoints" / "LATEST").read_text().strip()
+    honest = torch.load(latest / "model.zip", weights_only=True)   # tensors and numbers only
+    assert set(honest) == {"net", "optimizer", "torch_gen"}
+    json.loads((latest / "state.json").read_text())                 # the rest is JSON
+    PLANTED_MARK[0] = str(tmp_path / "mark")
+    torch.save({**honest, "net": _Planted()}, latest / "model.zip")
+    status, _, err = cli(capsys, "train", "--run-dir", str(run), "--resume", "--total-steps",
+                         "600")
+    assert status == 2 and "model.zip cannot be loaded: it holds a Python object" in err
+    assert "never unpickled" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "mark").exists()
+
+
+def test_train_help_says_which_resume_unpickles(capsys):
+    status, out, _ = cli(capsys, "train", "--help")
+    assert status == 0
+    text = " ".join(out.split())
+    assert "--backend sb3 --resume is the one path that unpickles" in text
+    assert "checkpoints are weights and JSON only" in text

@@ -425,3 +425,55 @@ def test_cli_tiny_run_writes_plot_json_csv(tmp_path: Path,
     assert cli_main(["tournament", "--agents", "random", "r2=random", "--games", "3",
                      "--db", str(tmp_path / "d.sqlite"), "--no-progress"]) == 2
     assert "even" in capsys.readouterr().err
+
+
+def test_cli_default_db_is_named_from_the_tournament(tmp_path: Path, monkeypatch,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    tiny = ["--games", "2", "--workers", "1", "--no-progress", "--bootstrap", "0"]
+    assert cli_main(["tournament", "--agents", "random", "greedy", *tiny]) == 0
+    first = capsys.readouterr()
+    # another tournament in the same folder gets its own file: no "resuming", no refusal
+    assert cli_main(["tournament", "--agents", "random", "expert", *tiny]) == 0
+    second = capsys.readouterr()
+    assert "resuming" not in first.err + second.err
+    dbs = sorted(p.name for p in (tmp_path / "tournaments").glob("*.sqlite"))
+    assert len(dbs) == 2 and dbs[0].startswith("random_expert-2g-") and \
+        dbs[1].startswith("random_greedy-2g-")
+    # without --out, the plot, JSON and CSV are written next to the database, named like it
+    for name in dbs:
+        stem = tmp_path / "tournaments" / name[: -len(".sqlite")]
+        for suffix in (".png", ".json", ".csv"):
+            assert stem.with_suffix(suffix).is_file(), suffix
+            assert str(stem.relative_to(tmp_path).with_suffix(suffix)) in \
+                first.out + second.out
+    # the same tournament again resumes from its own file; a new seed is a new file
+    assert cli_main(["tournament", "--agents", "random", "greedy", *tiny]) == 0
+    again = capsys.readouterr()
+    assert "all 2 games were already in tournaments/random_greedy-2g-" in again.out
+    assert cli_main(["tournament", "--agents", "random", "greedy", "--seed", "1", *tiny]) == 0
+    assert len(list((tmp_path / "tournaments").glob("*.sqlite"))) == 3
+
+
+def test_cli_named_db_keeps_resume_and_writes_its_report_next_to_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "mine.sqlite"
+    tiny = ["--games", "2", "--workers", "1", "--no-progress", "--bootstrap", "0"]
+    assert cli_main(["tournament", "--agents", "random", "greedy", "--db", str(db), *tiny]) == 0
+    assert all((tmp_path / f"mine{s}").is_file() for s in (".png", ".json", ".csv"))
+    capsys.readouterr()
+    assert cli_main(["tournament", "--agents", "random", "expert", "--db", str(db), *tiny]) == 2
+    err = capsys.readouterr().err
+    assert "different settings" in err and "resuming" not in err
+
+
+def test_cli_ppo_spec_hints_name_a_safetensors_policy(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    with pytest.raises(SystemExit):
+        cli_main(["tournament", "--help"])
+    text = capsys.readouterr().out
+    assert "ppo:runs/mine/policy.safetensors" in text and ".pt " not in text
+    assert cli_main(["tournament", "--agents", "ppo", "greedy",
+                     "--db", str(tmp_path / "x.sqlite")]) == 2
+    err = capsys.readouterr().err
+    assert ".safetensors" in err and ".pt" not in err.replace(".safetensors", "")

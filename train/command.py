@@ -43,7 +43,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "'rllib' is RLlib PPO with env runners as Ray actors, on a Ray cluster with "
         "--address. "
         "Checkpoints are written atomically; --resume continues a killed run from its last "
-        "checkpoint.")
+        "checkpoint. What a resume loads: the selfplay backend's checkpoints are weights and "
+        "JSON only (model.zip read with torch.load(weights_only=True), state.json), so "
+        "loading one never runs code; --backend sb3 --resume is the one path that unpickles "
+        "(SB3's model.zip archive): resume only runs you made. Policy files (.safetensors) "
+        "are weights and JSON only.")
     parser.epilog = ("Example: cribenv train --run-dir runs/quick --total-steps 200000 "
                      "(then: cribenv train --run-dir runs/quick --resume). Settings shown with "
                      "the selfplay defaults; settings of one backend only are marked.")

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import csv
 import math
+import re
 import signal
 import time
 from collections.abc import Callable
@@ -614,7 +615,12 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
                 pool.add(path)
                 state["next_snapshot"] = step + config.snapshot_every
             if config.eval_games and step >= state["next_eval"]:
+                # said on the bar, so it does not look frozen while the games are played
+                bar.set_postfix_str(f"evaluating against {', '.join(config.heuristics)}")
                 _evaluate(net, config, run_dir, state, writer, step)
+                bar.set_postfix_str(", ".join(
+                    f"{h} {100 * state['evals'][-1][f'{h}_win_rate']:.0f}%"
+                    for h in config.heuristics))
                 state["next_eval"] = step + config.eval_every
             if step >= config.total_steps or stop["stop"]:
                 break
@@ -680,7 +686,7 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
             n = len(batch["action"])
             state["step"] += n
             state["updates"] += 1
-            bar.update(n)
+            bar.update(min(n, max(0, config.total_steps - bar.n)))   # the bar ends at its total
             stats.update(step=state["step"], engine_steps=state["engine_steps"],
                          steps_per_s=n / (collect_s + update_s),
                          collect_s=collect_s, update_s=update_s,
@@ -826,10 +832,16 @@ def _checkpoint(run_dir: Path, net, optimizer, gen, rng: np.random.Generator,
 def _restore(ckpt: Path, state: dict[str, Any], net, optimizer, gen,
              rng: np.random.Generator, pool: SnapshotPool, run_dir: Path) -> None:
     torch = _torch()
-    try:
+    try:   # weights only: tensors, numbers and containers; any other object is refused
         saved = torch.load(ckpt / "model.zip", map_location="cpu", weights_only=True)
-    except Exception as exc:  # damaged archive
-        raise CheckpointError(f"{ckpt / 'model.zip'} cannot be loaded: {exc}") from None
+    except Exception as exc:  # damaged archive, or one holding more than weights
+        found = re.search(r"Unsupported global: GLOBAL (\S+)", str(exc))
+        if found:
+            reason = (f"it holds a Python object ({found[1]}), not only weights, and self-play "
+                      f"checkpoints are never unpickled")
+        else:
+            reason = (str(exc).strip() or type(exc).__name__).splitlines()[0]
+        raise CheckpointError(f"{ckpt / 'model.zip'} cannot be loaded: {reason}") from None
     net.load_state_dict(saved["net"])
     optimizer.load_state_dict(saved["optimizer"])
     gen.set_state(saved["torch_gen"])

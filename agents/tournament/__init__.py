@@ -1,7 +1,7 @@
 """Round-robin tournaments between agents with duplicate deals, confidence intervals and ratings.
 
     cribenv tournament --agents random greedy expert --games 200 --workers 4 \\
-        --db results.sqlite --out results/
+        --out results/
 
 API: :func:`run_tournament` plays (or resumes) a tournament and returns a
 :class:`TournamentReport`; :func:`load_report` recomputes the report of a results database.

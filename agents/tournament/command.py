@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 
 from agents.tournament.runner import run_tournament
+from agents.tournament.schedule import check_games, parse_spec
+from agents.tournament.storage import DEFAULT_DB_FOLDER, default_db_path, tournament_config
 from agents.tournament.workers import cores
 from cribenv.checks import int_arg, writable_dir, writable_file
 from cribenv.game import Rules
@@ -14,12 +16,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.description = (
         "Round robin between agents with duplicate deals (each deal played twice, seats "
         "swapped), confidence intervals per pair and Bradley-Terry ratings. Results are "
-        "stored in SQLite as games finish; re-running with the same --db resumes.")
+        "stored in SQLite as games finish; re-running the same tournament resumes it.")
     parser.epilog = ("Example: cribenv tournament --agents random greedy expert --games 200 "
-                     "--workers 4 --db results.sqlite --out results/")
+                     f"--workers 4 (results in {DEFAULT_DB_FOLDER}/random_greedy_expert-200g-"
+                     "HASH.sqlite, with its .png, .json and .csv next to it)")
     parser.add_argument("--agents", nargs="+", required=True, metavar="SPEC",
-                        help="agent specs (random, greedy, expert, ppo:PATH), optionally "
-                             "labelled LABEL=SPEC (e.g. random2=random)")
+                        help="agent specs: random, greedy, expert, ppo:PATH (a policy file, "
+                             "e.g. ppo:runs/mine/policy.safetensors) or ppo:shipped; "
+                             "optionally labelled LABEL=SPEC (e.g. random2=random)")
     parser.add_argument("--games", type=int_arg(2), default=200, metavar="N",
                         help="games per pair, even: N/2 deals x 2 seatings (default 200)")
     parser.add_argument("--workers", type=int_arg(1), default=cores(), metavar="N",
@@ -28,14 +32,18 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="play the games on the Ray cluster at ADDRESS (e.g. "
                              "10.0.0.5:6379, or auto for the one started on this machine) "
                              "instead of local processes; needs the 'ray' extra")
-    parser.add_argument("--db", default="results.sqlite",
-                        help="SQLite results database; an existing one is resumed "
-                             "(default %(default)s)")
+    parser.add_argument("--db", metavar="FILE",
+                        help="SQLite results database: one holding this tournament is resumed, "
+                             "one holding another is refused (default: "
+                             f"{DEFAULT_DB_FOLDER}/AGENTS-Ng-HASH.sqlite, named from the agents "
+                             "and settings, so the same tournament resumes and another never "
+                             "collides)")
     parser.add_argument("--seed", type=int_arg(0), default=0, help="tournament seed (default 0)")
     parser.add_argument("--target", type=int, default=121, choices=(61, 121),
                         help="game target (default 121; skunk lines follow the target)")
     parser.add_argument("--out", metavar="DIR",
-                        help="write tournament.png, tournament.json and tournament.csv here")
+                        help="write tournament.png, tournament.json and tournament.csv here "
+                             "(default: next to the database, named like it: DB.png, ...)")
     parser.add_argument("--bootstrap", type=int_arg(0), default=500, metavar="N",
                         help="bootstrap resamples for the rating intervals (default 500; 0: "
                              "no intervals)")
@@ -50,6 +58,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     rules = Rules(target=args.target)
+    if args.db is None:   # named from the tournament: the same one resumes, no other collides
+        entrants = [parse_spec(s) for s in args.agents]
+        check_games(args.games)
+        args.db = default_db_path(tournament_config(entrants, args.games, args.seed, rules))
     db = writable_file(args.db, "--db")    # both checked before any game is played
     if args.out:
         writable_dir(args.out, "--out")
@@ -68,9 +80,8 @@ def run(args: argparse.Namespace) -> int:
                 f"{node} {n}" for node, n in sorted(report.games_per_node.items())))
     else:
         print(f"\nall {report.games} games were already in {db}")
-    if args.out:
-        paths = report.save(args.out)
-        print("wrote " + ", ".join(str(p) for p in paths))
+    paths = report.save(args.out) if args.out else report.save(db.parent, stem=db.stem)
+    print("wrote " + ", ".join(str(p) for p in paths))
     if args.open is not None:   # step through one of its games in the browser
         from agents.web.command import open_tournament_game
 

@@ -15,6 +15,7 @@ from agents.tournament.storage import (
     check_or_store_config,
     connect,
     database_errors,
+    default_db_path,
     done_keys,
     fetch_rows,
     insert_games,
@@ -26,7 +27,7 @@ from cribenv.game import Rules
 
 
 def run_tournament(agent_specs: Sequence[str], games_per_pair: int, workers: int = 1,
-                   db_path: str | os.PathLike[str] = "results.sqlite", seed: int = 0,
+                   db_path: str | os.PathLike[str] | None = None, seed: int = 0,
                    rules: Rules | None = None, progress: bool = True, *,
                    bootstrap: int = 500, confidence: float = 0.95, anchor: str | None = None,
                    chunk_size: int | None = None, ray_address: str | None = None
@@ -35,9 +36,11 @@ def run_tournament(agent_specs: Sequence[str], games_per_pair: int, workers: int
 
     ``agent_specs``: ``make_agent`` specs, optionally labelled ``LABEL=SPEC``; every pair plays
     ``games_per_pair`` (even) games. ``workers`` processes play chunks of games (``1``: in this
-    process); results go to the SQLite database ``db_path`` as they arrive, and a database
-    that already holds some of this tournament's games is resumed. Raises ``ValueError`` for a
-    bad spec, an odd game count, or a database that holds a different tournament.
+    process); results go to the SQLite database ``db_path`` as they arrive (default: a file
+    named from the agents and settings, :func:`~agents.tournament.storage.default_db_path`),
+    and a database that already holds some of this tournament's games is resumed. Raises
+    ``ValueError`` for a bad spec, an odd game count, or a database that holds a different
+    tournament.
     ``ray_address``: play the chunks on that Ray cluster instead (``workers`` is then its
     CPU count; :mod:`agents.tournament.ray_workers`).
     """
@@ -67,6 +70,8 @@ def run_tournament(agent_specs: Sequence[str], games_per_pair: int, workers: int
         workers = ray_workers.cluster_cpus()
     config = tournament_config(entrants, games_per_pair, seed, rules)
     tasks = schedule(entrants, games_per_pair, seed)
+    if db_path is None:
+        db_path = default_db_path(config)
     conn = connect(db_path)
     played = 0
     t0 = time.perf_counter()

@@ -34,8 +34,8 @@ import numpy as np
 class AgentSpec:
     """A tournament entrant: ``label`` (its name in results) and the ``make_agent`` spec.
 
-    Written ``LABEL=SPEC`` on the command line (``strong=ppo:runs/a.pt``, or ``random2=random``
-    to enter the same bot twice), or just ``SPEC`` (the label is the spec).
+    Written ``LABEL=SPEC`` on the command line (``strong=ppo:runs/a/policy.safetensors``, or
+    ``random2=random`` to enter the same bot twice), or just ``SPEC`` (the label is the spec).
     """
 
     label: str
@@ -48,8 +48,8 @@ class AgentSpec:
 def parse_spec(text: str) -> AgentSpec:
     """``LABEL=SPEC`` or ``SPEC`` as an :class:`AgentSpec`.
 
-    >>> parse_spec("random2=random"), parse_spec("ppo:runs/a=b.pt").label
-    (AgentSpec(label='random2', spec='random'), 'ppo:runs/a=b.pt')
+    >>> parse_spec("random2=random"), parse_spec("ppo:runs/a=b.safetensors").label
+    (AgentSpec(label='random2', spec='random'), 'ppo:runs/a=b.safetensors')
     """
     if not isinstance(text, str) or not text.strip():
         raise ValueError(f"agent spec must be a non-empty string, got {text!r}")

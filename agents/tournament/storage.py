@@ -11,19 +11,22 @@ refused with a clear error.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import re
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from agents.tournament.schedule import AgentSpec
+from agents.tournament.schedule import AgentSpec, parse_spec
 from agents.tournament.statistics import ROW_FIELDS
 from cribenv.game import Rules
 
 FORMAT = "cribenv-tournament/1"
+DEFAULT_DB_FOLDER = "tournaments"   # of the results databases named from their tournament
 
 COLUMNS = ("agent_a", "agent_b", "deal", "seating", "game_seed", "first_dealer", "seat0",
            "seat1", "winner_seat", "winner", "score0", "score1", "game_points", "hands",
@@ -87,6 +90,27 @@ def tournament_config(entrants: Sequence[AgentSpec], games_per_pair: int, seed: 
     """What defines a tournament (stored in ``meta``; a resumed run must match it)."""
     return {"format": FORMAT, "agents": [str(e) for e in entrants],
             "games_per_pair": games_per_pair, "seed": seed, "rules": rules.to_dict()}
+
+
+def default_db_path(config: dict[str, Any],
+                    folder: str | os.PathLike[str] = DEFAULT_DB_FOLDER) -> Path:
+    """Where ``cribenv tournament`` keeps a tournament's results when no ``--db`` is given: a
+    file named from the agents and settings, ``FOLDER/LABELS-Ng-HASH.sqlite`` (HASH: of the
+    whole configuration), so re-running the same tournament resumes it and a different one
+    never lands in its file.
+
+    >>> config = tournament_config([AgentSpec("random", "random"), AgentSpec("g", "greedy")],
+    ...                            200, 0, Rules())
+    >>> path = default_db_path(config)
+    >>> path.parent.name, path.name.startswith("random_g-200g-"), path.suffix
+    ('tournaments', True, '.sqlite')
+    >>> path == default_db_path(config), path == default_db_path({**config, "seed": 1})
+    (True, False)
+    """
+    labels = "_".join(parse_spec(text).label for text in config["agents"])
+    labels = re.sub(r"[^A-Za-z0-9_.+-]+", "-", labels).strip("-.")[:60] or "tournament"
+    digest = hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:8]
+    return Path(folder) / f"{labels}-{config['games_per_pair']}g-{digest}.sqlite"
 
 
 def stored_config(conn: sqlite3.Connection, where: Any = "the database"
