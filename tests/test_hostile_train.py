@@ -205,9 +205,10 @@ def test_selfplay_checkpoints_are_weights_and_json_only(capsys, tmp_path):
     json.loads((latest / "state.json").read_text())                 # the rest is JSON
     PLANTED_MARK[0] = str(tmp_path / "mark")
     torch.save({**honest, "net": _Planted()}, latest / "model.zip")
-    status, _, err = cli(capsys, "train", "--run-dir", str(run), "--resume", "--total-steps",
-                         "600")
+    status, out, err = cli(capsys, "train", "--run-dir", str(run), "--resume", "--total-steps",
+                           "600")
     assert status == 2 and "model.zip cannot be loaded: it holds a Python object" in err
+    assert "resuming" not in out          # said only once the checkpoint has loaded
     assert "never unpickled" in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "mark").exists()
 

@@ -591,6 +591,7 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
         _restore(ckpt, state, net, optimizer, gen, rng, pool, run_dir)
         for name in ("logs/progress.csv", "eval.csv"):  # drop what came after the checkpoint
             _truncate_csv(run_dir / name, state["step"])
+        print(f"resuming: {state.pop('resume_note')}")   # once the checkpoint has loaded
         log(f"resumed {run_dir} from {ckpt.name} at step {state['step']:,}")
     games = Games(config, pool, rng, first_game=state["games_started"])
     seats = config.num_players
@@ -806,7 +807,7 @@ def _open_run(config: SelfPlayConfig, run_dir: Path, resume: bool
     import numba
 
     numba.set_num_threads(min(saved.engine_threads, numba.config.NUMBA_NUM_THREADS))
-    print(f"resuming: {describe_resume(saved, changed, SelfPlayConfig.RESUMABLE)}")
+    state["resume_note"] = describe_resume(saved, changed, SelfPlayConfig.RESUMABLE)
     return saved, state, ckpt
 
 
