@@ -13,6 +13,11 @@ NEEDS = {
     "cribenv/_vector*.py": ("numba",),
     "agents/web/app.py": ("fastapi",),                              # the 'web' extra
     "agents/web/command.py": ("fastapi",),
+    "cribenv/render_image.py": ("PIL",),                            # the 'render' extra
+    "cribenv/integrations/tianshou.py": ("tianshou", "torch"),      # the 'integrations' extra
+    "cribenv/integrations/torchrl.py": ("torchrl", "tensordict", "torch"),
+    "cribenv/integrations/rllib.py": ("ray", "torch"),                # the 'rllib' extra
+    "train/rllib_trainer.py": ("ray", "torch"),
 }
 
 collect_ignore_glob = [

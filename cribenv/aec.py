@@ -51,7 +51,9 @@ with ``reward="points"`` add up to its side's final score difference.
 ``reset(seed=...)`` seeds the deals (the same seed and actions give the same game, event for
 event); ``reset()`` without a seed continues the seeded sequence; ``options={"deals": [Deal,
 ...], "first_dealer": seat, "game_seed": int}`` fixes them. ``render_mode="ansi"`` returns the
-table as text, ``"human"`` prints it.
+table as text, ``"human"`` prints it, ``"rgb_array"`` draws it (:mod:`cribenv.render_image`).
+``obs_type="flat"`` makes the observation the float32 vector alone, with the mask in
+``infos[agent]["action_mask"]``.
 
 **Version history.**
 
@@ -88,6 +90,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from cribenv import AEC_ENV_ID
 from cribenv import cards as C
 from cribenv.checks import card_id, exact_bool, exact_int, real_number
 from cribenv.game import Game, GameOver, HandEnd, Phase, Rules
@@ -95,7 +98,7 @@ from cribenv.observation import OBS_SIZE, encode_game
 
 __all__ = ["env", "raw_env", "CribbageEnv", "ENV_ID"]
 
-ENV_ID = "cribenv/cribbage-v0"
+ENV_ID = AEC_ENV_ID
 _SEED_MAX = 2**63 - 1
 _RESET_OPTIONS = frozenset({"deals", "first_dealer", "game_seed"})
 _RULE_OPTIONS = frozenset(f.name for f in fields(Rules)) - {"num_players", "target"}
@@ -151,14 +154,29 @@ def _check_option_names(options: dict[Any, Any]) -> None:
                              f"(the options are {known})")
 
 
-def render_table(render_mode: str | None, table: Any, hint: str) -> str | None:
+RENDER_MODES = ("human", "ansi", "rgb_array")
+
+
+def check_render_mode(render_mode: str | None) -> None:
+    """Raise a ValueError naming ``render_mode`` unless it is None or one of RENDER_MODES."""
+    if render_mode is not None and render_mode not in RENDER_MODES:
+        raise ValueError(f"render_mode must be None, 'human', 'ansi' or 'rgb_array', got "
+                         f"{render_mode!r}")
+
+
+def render_table(render_mode: str | None, table: Any, image: Any, hint: str
+                 ) -> str | np.ndarray | None:
     """What ``render()`` does: the text of ``table()`` (``"ansi"``), printed (``"human"``,
-    returning ``None``), or a warning ending in ``hint`` when there is no render mode."""
+    returning ``None``), the picture ``image()`` (``"rgb_array"``: see
+    :mod:`cribenv.render_image`), or a warning ending in ``hint`` when there is no render
+    mode."""
     if render_mode is None:
         import gymnasium
 
         gymnasium.logger.warn(f"render() called without a render_mode; {hint}")
         return None
+    if render_mode == "rgb_array":
+        return image()
     text = table()
     if render_mode == "human":
         print(text)
@@ -245,8 +263,14 @@ class CribbageEnv(AECEnv):
             ``reward="points"``).
         skunks: scale the win reward by the game points.
         shaping: with ``reward="win"``, add ``shaping`` x the point differential each step.
-        render_mode: None, ``"ansi"`` (``render()`` returns the table as text) or ``"human"``
-            (prints it).
+        render_mode: None, ``"ansi"`` (``render()`` returns the table as text), ``"human"``
+            (prints it) or ``"rgb_array"`` (an image of the table, ``uint8`` (576, 960, 3);
+            needs Pillow: :mod:`cribenv.render_image`).
+        obs_type: ``"dict"`` (``{"observation", "action_mask"}``) or ``"flat"``: the
+            observation is the float32 vector alone (a ``Box``, so observation wrappers such as
+            SuperSuit's ``flatten_v0`` / ``dtype_v0`` / ``frame_stack_v1`` apply) and each
+            agent's mask is ``infos[agent]["action_mask"]`` (also ``action_mask(agent)`` and
+            ``action_masks()``).
         rules: extra :class:`~cribenv.game.Rules` fields (``skunk_line``,
             ``double_skunk_line``, ``must_peg_out_exactly``).
 
@@ -255,14 +279,14 @@ class CribbageEnv(AECEnv):
 
     metadata = {
         "name": "cribbage_v0",
-        "render_modes": ["human", "ansi"],
+        "render_modes": list(RENDER_MODES),
         "is_parallelizable": False,
-        "render_fps": 1,
+        "render_fps": 2,
     }
 
     def __init__(self, num_players: int = 2, target: int = 121, reward: str = "win",
                  episode: str = "game", skunks: bool = False, shaping: float = 0.0,
-                 render_mode: str | None = None, **rules: Any) -> None:
+                 render_mode: str | None = None, obs_type: str = "dict", **rules: Any) -> None:
         super().__init__()
         if reward not in ("win", "points"):
             raise ValueError(f"reward must be 'win' or 'points', got {reward!r}")
@@ -270,13 +294,14 @@ class CribbageEnv(AECEnv):
             raise ValueError(f"episode must be 'game' or 'hand', got {episode!r}")
         if exact_int(target, "target") not in (61, 121):
             raise ValueError(f"target must be 121 or 61, got {target!r}")
-        if render_mode not in (None, "human", "ansi"):
-            raise ValueError(f"render_mode must be None, 'human' or 'ansi', got {render_mode!r}")
+        check_render_mode(render_mode)
+        if obs_type not in ("dict", "flat"):
+            raise ValueError(f"obs_type must be 'dict' or 'flat', got {obs_type!r}")
         unknown = sorted(set(rules) - _RULE_OPTIONS)
         if unknown:
             raise TypeError(f"unknown option(s) {', '.join(map(repr, unknown))}; the env takes "
-                            f"num_players, target, reward, episode, skunks, shaping, render_mode "
-                            f"and the Rules fields {', '.join(sorted(_RULE_OPTIONS))}")
+                            f"num_players, target, reward, episode, skunks, shaping, render_mode, "
+                            f"obs_type and the Rules fields {', '.join(sorted(_RULE_OPTIONS))}")
         self.rules = Rules(num_players=num_players, target=target, **rules)
         num_players, target = self.rules.num_players, self.rules.target
         self.reward_mode = reward
@@ -286,8 +311,11 @@ class CribbageEnv(AECEnv):
         self.render_mode = render_mode
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
-        obs_space = spaces.Dict({
-            "observation": spaces.Box(0.0, 2.0, (OBS_SIZE,), np.float32),
+        self.obs_type = obs_type
+        self._flat = obs_type == "flat"
+        vector = spaces.Box(0.0, 2.0, (OBS_SIZE,), np.float32)
+        obs_space = vector if self._flat else spaces.Dict({
+            "observation": vector,
             "action_mask": spaces.Box(0, 1, (52,), np.int8),
         })
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
@@ -342,6 +370,8 @@ class CribbageEnv(AECEnv):
         self._scores = list(self.game.scores)
         self._apply_points()  # nothing scored yet; keeps one code path
         self.agent_selection = self.agents[self.game.current_player]
+        if self._flat:
+            self._masks_to_infos()
 
     def step(self, action: int) -> None:
         game = self.game
@@ -368,12 +398,19 @@ class CribbageEnv(AECEnv):
             self.agent_selection = self.agents[game.current_player]
             if self._rewards_paid:
                 self._accumulate_rewards()
+        if self._flat:
+            self._masks_to_infos()
         if self.render_mode == "human":
             self.render()
 
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """The agent's observation and action mask: new arrays on every call, the caller's to
-        change (nothing is cached, so nothing written to them reaches the env)."""
+    def observe(self, agent: str) -> dict[str, np.ndarray] | np.ndarray:
+        """The agent's observation and action mask (its vector alone with ``obs_type="flat"``):
+        new arrays on every call, the caller's to change (nothing is cached, so nothing written
+        to them reaches the env)."""
+        obs = self._observe(agent)
+        return obs["observation"] if self._flat else obs
+
+    def _observe(self, agent: str) -> dict[str, np.ndarray]:
         game = self.game
         if game is None:
             raise RuntimeError("call reset() before observe()")
@@ -401,6 +438,24 @@ class CribbageEnv(AECEnv):
             for c in game.legal_actions():
                 mask[c] = 1
         return np.frombuffer(mask, np.int8)
+
+    def action_masks(self) -> np.ndarray:
+        """The legal cards of the agent to act as a bool array of 52 (the name SB3's
+        ``MaskablePPO`` and SuperSuit-wrapped code look for)."""
+        return self.action_mask().astype(bool)
+
+    def _masks_to_infos(self) -> None:
+        """``obs_type="flat"``: every agent's mask in its info (PettingZoo's place for it when
+        the observation is not a dict)."""
+        game = self.game
+        assert game is not None
+        to_act = game.current_player
+        legal = game.legal_actions()
+        for agent in self.agents:
+            mask = np.zeros(52, np.int8)
+            if self.agent_name_mapping[agent] == to_act:
+                mask[legal] = 1
+            self.infos[agent]["action_mask"] = mask
 
     # ---------------------------------------------------------------- rewards
     def _apply_points(self) -> None:
@@ -447,9 +502,14 @@ class CribbageEnv(AECEnv):
             }
 
     # ---------------------------------------------------------------- rendering
-    def render(self) -> str | None:
-        return render_table(self.render_mode, self._table,
-                            "pass render_mode 'ansi' or 'human' to cribenv.env().")
+    def render(self) -> str | np.ndarray | None:
+        return render_table(self.render_mode, self._table, self._image,
+                            "pass render_mode 'ansi', 'human' or 'rgb_array' to cribenv.env().")
+
+    def _image(self, learner: int | None = None) -> np.ndarray:
+        from cribenv.render_image import blank_image, table_image
+
+        return blank_image() if self.game is None else table_image(self.game, learner)
 
     def _table(self) -> str:
         game = self.game

@@ -35,6 +35,7 @@ EXTRAS: dict[str, str] = {
     "torch": "train", "stable_baselines3": "train", "sb3_contrib": "train",
     "tensorboard": "train",
     "fastapi": "web", "uvicorn": "web", "starlette": "web",
+    "ray": "rllib",
 }
 
 

@@ -11,8 +11,8 @@ opponent, so that each ``step`` is one decision of the learner::
     ((601,), True)
 
 ``make_vec_env`` builds a Stable-Baselines3 ``VecEnv`` of them (sb3-contrib's ``MaskablePPO``
-reads the masks through ``action_masks()``). The Gymnasium id ``cribenv/SingleAgentCribbage-v0``
-is registered when this module is imported.
+reads the masks through ``action_masks()``). ``import cribenv`` registers it with Gymnasium as
+``cribenv/SingleAgentCribbage-v0`` (``gymnasium.make`` and SB3's ``make_vec_env`` take the id).
 """
 
 from __future__ import annotations
@@ -25,19 +25,31 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from cribenv import GYM_ENV_ID, opponents
 from cribenv import cards as C
-from cribenv import opponents
-from cribenv.aec import CribbageEnv, render_table
+from cribenv.aec import RENDER_MODES, CribbageEnv, check_render_mode, render_table
 from cribenv.game import IllegalActionError
 from cribenv.observation import OBS_SIZE
 
 if TYPE_CHECKING:  # pragma: no cover
     from stable_baselines3.common.vec_env import VecEnv
 
-__all__ = ["SingleAgentCribbageEnv", "make_vec_env", "GYM_ENV_ID"]
+__all__ = ["SingleAgentCribbageEnv", "make_vec_env", "GYM_ENV_ID", "END_MASK"]
 
-GYM_ENV_ID = "cribenv/SingleAgentCribbage-v0"
 _SEED_MAX = 2**63 - 1
+
+END_MASK = np.ones(52, np.int8)
+END_MASK.flags.writeable = False
+"""``info["action_mask"]`` of the last step of an episode: every card marked.
+
+No decision is pending (the next call is ``reset()``), but code that samples an action from
+every observation it gets still does so there: Gymnasium's vector envs (next-step autoreset)
+hand back the final observation and its info, the policy picks an action, and the following
+``step`` resets the env and ignores it. An all-zero mask would make a masked categorical all
+``-inf`` (NaN probabilities); all ones keeps it a proper (uniform) distribution. The action is
+never applied. ``action_masks()`` stays the legal cards (none once the episode is over), for
+code that reads it as such (bots, feature builders).
+"""
 
 # What may play a seat: a spec string resolved by cribenv.opponents ("random", "expert",
 # "ppo:PATH", ...: agents.make_agent's specs once the project is installed), an object with
@@ -113,18 +125,22 @@ class SingleAgentCribbageEnv(gymnasium.Env):
             with ``illegal_reward`` and ``info["illegal_action"]`` (for algorithms that cannot
             mask, and for ``gymnasium.utils.env_checker.check_env``, which steps random cards).
         illegal_reward: the reward of an illegal card with ``illegal_action="penalty"``.
-        render_mode: ``None``, ``"ansi"`` or ``"human"``.
+        render_mode: ``None``, ``"ansi"``, ``"human"`` or ``"rgb_array"`` (an image of the
+            table, learner marked: what SB3's ``make_vec_env`` and video recorders ask for).
         rules: extra :class:`~cribenv.game.Rules` fields.
 
     Observations are the float32 vector of :mod:`cribenv.observation` (the ``observation_space``
     Box); actions are card ids (``Discrete(52)``). ``info["action_mask"]`` (int8, like the AEC
-    env's) and ``action_masks()`` (bool, for ``MaskablePPO``) give the legal cards.
+    env's) and ``action_masks()`` (bool, for ``MaskablePPO``) give the legal cards; once the
+    episode is over ``action_masks()`` is all False and the last step's ``info["action_mask"]``
+    all ones (:data:`END_MASK`: no decision is pending, and a masked categorical of the final
+    observation stays valid under Gymnasium's next-step autoreset).
     ``reset(seed=..., options=...)`` follows Gymnasium: ``seed`` fixes the deals, the learner's
     seat and spec-built opponents; ``options`` may hold ``deals``, ``first_dealer``,
     ``game_seed`` (passed to the AEC env) and ``learner_seat`` (this episode only).
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 2}
 
     def __init__(self, opponent: Opponent | Sequence[Opponent] = "random",
                  num_players: int = 2, target: int = 121, reward: str = "win",
@@ -133,8 +149,7 @@ class SingleAgentCribbageEnv(gymnasium.Env):
                  illegal_action: str = "raise", illegal_reward: float = -1.0,
                  render_mode: str | None = None, **rules: Any) -> None:
         super().__init__()
-        if render_mode not in (None, "ansi", "human"):
-            raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
+        check_render_mode(render_mode)
         if illegal_action not in ("raise", "penalty"):
             raise ValueError(f"illegal_action must be 'raise' or 'penalty', got "
                              f"{illegal_action!r}")
@@ -260,6 +275,7 @@ class SingleAgentCribbageEnv(gymnasium.Env):
         if terminated:
             self._done = True
             info.update(aec.infos[learner])
+            info["action_mask"] = END_MASK
         if self.render_mode == "human":
             self.render()
         return obs["observation"], float(reward), terminated, False, info
@@ -294,20 +310,24 @@ class SingleAgentCribbageEnv(gymnasium.Env):
                 "info['action_mask'])")
         self._done = True
         obs = self.aec.observe(self.learner)["observation"].copy()
-        info = {"action_mask": np.zeros(52, np.int8), "learner_seat": self.learner_seat,
+        info = {"action_mask": END_MASK, "learner_seat": self.learner_seat,
                 "illegal_action": card}
         return obs, self.illegal_reward, True, False, info
 
     def action_masks(self) -> np.ndarray:
-        """The learner's legal cards as a bool array of 52 (all False once the episode ended):
-        the method sb3-contrib's ``MaskablePPO`` looks for."""
+        """The learner's legal cards as a bool array of 52 (all False once the episode ended;
+        the last step's ``info["action_mask"]`` is :data:`END_MASK`): the method sb3-contrib's
+        ``MaskablePPO`` looks for."""
         if self._done:
             return np.zeros(52, bool)
         return self._mask.astype(bool)
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
+        """The table: text (``"ansi"``), printed (``"human"``) or an image with the learner's
+        seat marked (``"rgb_array"``, :mod:`cribenv.render_image`; needs Pillow)."""
         return render_table(self.render_mode, self.aec._table,
-                            "pass render_mode='ansi' or 'human'.")
+                            lambda: self.aec._image(learner=self.learner_seat),
+                            "pass render_mode='ansi', 'human' or 'rgb_array'.")
 
     def close(self) -> None:
         self.aec.close()
@@ -379,10 +399,3 @@ def make_vec_env(n_envs: int = 8, opponent_factory: Any = "random", seed: int | 
         venv.seed(seed)
     return venv
 
-
-def _register() -> None:
-    if GYM_ENV_ID not in gymnasium.registry:
-        gymnasium.register(GYM_ENV_ID, entry_point="cribenv.wrappers:SingleAgentCribbageEnv")
-
-
-_register()

@@ -18,9 +18,14 @@ CORE = ROOT / "cribenv"
 # the one room that sees every layer: it parses the command line and calls the layer's code
 DISPATCHER = (CORE / "cli.py", CORE / "commands")
 ABOVE = ("agents", "train", "benchmarks", "torch")
+# adapters to RL libraries built on torch: each is imported only by whoever uses it (never by
+# `import cribenv`, which test_importing_the_env_core_loads_no_extra checks), so torch is
+# allowed there; the layers above stay forbidden
+INTEGRATIONS = CORE / "integrations"
 # what `import cribenv; cribenv.env()` must not load (extras and the layers above)
 NOT_IN_CORE = ("agents", "train", "benchmarks", "torch", "matplotlib", "scipy", "choix", "tqdm",
-               "safetensors", "stable_baselines3", "sb3_contrib")
+               "safetensors", "stable_baselines3", "sb3_contrib", "PIL", "supersuit",
+               "tianshou", "torchrl", "tensordict", "ray")
 
 
 def imported_modules(source: str) -> list[tuple[int, str]]:
@@ -42,10 +47,16 @@ def imported_modules(source: str) -> list[tuple[int, str]]:
     return found
 
 
+def forbidden(path: Path) -> tuple[str, ...]:
+    """What a module of the core may not import (the integrations may import torch)."""
+    return tuple(m for m in ABOVE if m != "torch") if INTEGRATIONS in path.parents else ABOVE
+
+
 def upward_imports(path: Path) -> list[str]:
+    above = forbidden(path)
     return [f"{path.relative_to(ROOT)}:{line}: {name}"
             for line, name in imported_modules(path.read_text(encoding="utf-8"))
-            if name.split(".")[0] in ABOVE]
+            if name.split(".")[0] in above]
 
 
 def core_modules() -> list[Path]:
@@ -85,6 +96,16 @@ def test_only_the_dispatcher_reaches_up():
     hits = [hit for d in DISPATCHER for p in ([d] if d.is_file() else sorted(d.rglob("*.py")))
             for hit in upward_imports(p)]
     assert any(": agents" in h for h in hits) and any(": benchmarks" in h for h in hits)
+
+
+def test_only_the_integrations_may_import_torch():
+    """The exemption is narrow: an integration module importing `agents` is still caught, and
+    the integrations package itself imports no library (its modules are loaded one by one)."""
+    assert forbidden(INTEGRATIONS / "torchrl.py") == ("agents", "train", "benchmarks")
+    assert forbidden(CORE / "aec.py") == ABOVE and forbidden(INTEGRATIONS) == ABOVE
+    assert not imported_modules((INTEGRATIONS / "__init__.py").read_text(encoding="utf-8"))
+    assert any("torch" in name for p in INTEGRATIONS.glob("*.py")
+               for _, name in imported_modules(p.read_text(encoding="utf-8")))
 
 
 def test_importing_the_env_core_loads_no_extra():

@@ -82,7 +82,7 @@ def test_illegal_action_penalty_mode_ends_the_episode():
     illegal = int(np.flatnonzero(~env.action_masks())[0])
     obs, reward, term, trunc, info = env.step(illegal)
     assert (reward, term, trunc, info["illegal_action"]) == (-3.0, True, False, illegal)
-    assert not env.action_masks().any()
+    assert not env.action_masks().any() and info["action_mask"].all()   # END_MASK in the info
     with pytest.raises(RuntimeError, match="reset"):
         env.step(0)
 
@@ -232,7 +232,8 @@ def test_action_masks_match_the_legal_cards(num_players):
             np.testing.assert_array_equal(obs, encode(game.view(env.learner_seat)))
             legal = np.flatnonzero(masks)
             obs, _, done, _, info = env.step(int(legal[rng.randrange(len(legal))]))
-        assert not env.action_masks().any() and not info["action_mask"].any()
+        # over: no legal card; the last info's mask is END_MASK (every card, for samplers)
+        assert not env.action_masks().any() and info["action_mask"].all()
 
 
 # --------------------------------------------------------------------------------- opponents

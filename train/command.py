@@ -12,7 +12,7 @@ from train.checkpoints import CheckpointError, read_checkpoint, resume_settings
 from train.config import HELP, TrainConfig
 from train.selfplay import SelfPlayConfig
 
-BACKENDS = ("selfplay", "sb3")
+BACKENDS = ("selfplay", "sb3", "rllib")
 
 
 def _backend(name: str):
@@ -20,8 +20,17 @@ def _backend(name: str):
     if name == "sb3":
         from train.sb3_trainer import train
         return TrainConfig, train
+    if name == "rllib":
+        from train.rllib_trainer import RLlibConfig, train
+        return RLlibConfig, train
     from train.selfplay import train
     return SelfPlayConfig, train
+
+
+def _rllib_settings():
+    """The settings dataclass and help of the rllib backend (without importing ray)."""
+    from train.rllib_trainer import HELP, RLlibConfig
+    return RLlibConfig, HELP
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -30,7 +39,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.description = (
         "Self-play PPO. The default backend 'selfplay' is masked PPO in torch on the batched "
         "engine (the learner plays every seat of a share of the games, snapshots of itself the "
-        "others); 'sb3' is the reference sb3-contrib MaskablePPO on the single-agent wrapper. "
+        "others); 'sb3' is the reference sb3-contrib MaskablePPO on the single-agent wrapper; "
+        "'rllib' is RLlib PPO with env runners as Ray actors, on a Ray cluster with "
+        "--address. "
         "Checkpoints are written atomically; --resume continues a killed run from its last "
         "checkpoint.")
     parser.epilog = ("Example: cribenv train --run-dir runs/quick --total-steps 200000 "
@@ -48,17 +59,21 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "checkpoint-every, eval-every, eval-games, ...); another setting "
                              "given that differs is refused. With --backend sb3 this loads an "
                              "SB3 archive (pickle): resume only runs you made")
+    parser.add_argument("--address", metavar="ADDRESS",
+                        help="[rllib] join the Ray cluster at ADDRESS (e.g. 10.0.0.5:6379 or "
+                             "auto) instead of starting a local Ray")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    ours, theirs = SelfPlayConfig(), TrainConfig()
-    names = {f.name for f in fields(SelfPlayConfig)}
-    others = {f.name for f in fields(TrainConfig)}
-    for name in [f.name for f in fields(SelfPlayConfig)] + \
-            [f.name for f in fields(TrainConfig) if f.name not in names]:
+    rllib_kind, rllib_help = _rllib_settings()
+    kinds = {"selfplay": SelfPlayConfig(), "sb3": TrainConfig(), "rllib": rllib_kind()}
+    owners: dict[str, list[str]] = {}
+    for backend, settings in kinds.items():
+        for f in fields(settings):
+            owners.setdefault(f.name, []).append(backend)
+    for name, backends in owners.items():
         flag = "--" + name.replace("_", "-")
-        value = getattr(ours if name in names else theirs, name)
-        only = "" if name in names and name in others else \
-            (" [selfplay]" if name in names else " [sb3]")
-        text = (SELFPLAY_HELP.get(name) or HELP.get(name, "")) + only
+        value = getattr(kinds[backends[0]], name)
+        only = "" if len(backends) == len(kinds) else f" [{', '.join(backends)}]"
+        text = (SELFPLAY_HELP.get(name) or HELP.get(name) or rllib_help.get(name, "")) + only
         if isinstance(value, bool):
             parser.add_argument(flag, type=_bool, default=None, metavar="BOOL",
                                 help=f"{text} (default {value})")
@@ -104,8 +119,9 @@ def requested_settings(args: argparse.Namespace) -> dict:
         value = getattr(args, f.name, None)
         if value is not None:
             data[f.name] = value
-    for name in ({f.name for f in fields(SelfPlayConfig)} | {f.name for f in fields(TrainConfig)}
-                 ) - known:
+    every = {f.name for kind_ in (SelfPlayConfig, TrainConfig, _rllib_settings()[0])
+             for f in fields(kind_)}
+    for name in every - known:
         if getattr(args, name, None) is not None:
             raise ValueError(f"--{name.replace('_', '-')} is not a setting of the "
                              f"{args.backend} backend")
@@ -138,6 +154,12 @@ def run(args: argparse.Namespace) -> int:
     _, train = _backend(args.backend)
     writable_dir(args.run_dir, "--run-dir")
     config = build_config(args)
+    extra = {}
+    if getattr(args, "address", None):
+        if args.backend != "rllib":
+            raise ValueError(f"--address is a setting of the rllib backend, not of "
+                             f"{args.backend}")
+        extra["address"] = args.address
     if args.resume:
         ckpt, state = read_checkpoint(Path(args.run_dir))
         if isinstance(state.get("step"), int) and state["step"] >= config.total_steps:
@@ -146,7 +168,7 @@ def run(args: argparse.Namespace) -> int:
                   f"further")
             return 0
     try:
-        train(config, args.run_dir, resume=args.resume, progress=not args.no_progress)
+        train(config, args.run_dir, resume=args.resume, progress=not args.no_progress, **extra)
     except KeyboardInterrupt:
         print(f"interrupted: checkpoint saved; continue with "
               f"cribenv train --run-dir {args.run_dir} --resume")

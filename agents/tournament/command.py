@@ -24,6 +24,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="games per pair, even: N/2 deals x 2 seatings (default 200)")
     parser.add_argument("--workers", type=int_arg(1), default=cores(), metavar="N",
                         help="worker processes (default: all cores, here %(default)s)")
+    parser.add_argument("--ray", metavar="ADDRESS",
+                        help="play the games on the Ray cluster at ADDRESS (e.g. "
+                             "10.0.0.5:6379, or auto for the one started on this machine) "
+                             "instead of local processes; needs the 'ray' extra")
     parser.add_argument("--db", default="results.sqlite",
                         help="SQLite results database; an existing one is resumed "
                              "(default %(default)s)")
@@ -51,11 +55,17 @@ def run(args: argparse.Namespace) -> int:
         writable_dir(args.out, "--out")
     report = run_tournament(args.agents, args.games, workers=args.workers, db_path=db,
                             seed=args.seed, rules=rules, progress=not args.no_progress,
-                            bootstrap=args.bootstrap, anchor=args.anchor)
+                            bootstrap=args.bootstrap, anchor=args.anchor,
+                            ray_address=args.ray)
     print(report.format())
     if report.games_this_run:
+        where = (f"{len(report.games_per_node)} Ray nodes" if args.ray is not None
+                 else f"{args.workers} workers")
         print(f"\n{report.games_this_run} games in {report.elapsed_s:.1f} s "
-              f"({report.games_per_s:.1f} games/s, {args.workers} workers); results in {db}")
+              f"({report.games_per_s:.1f} games/s, {where}); results in {db}")
+        if args.ray is not None:
+            print("games per Ray node: " + ", ".join(
+                f"{node} {n}" for node, n in sorted(report.games_per_node.items())))
     else:
         print(f"\nall {report.games} games were already in {db}")
     if args.out:

@@ -42,6 +42,7 @@ class TournamentReport:
     db_path: str = ""
     games_this_run: int = 0
     elapsed_s: float = 0.0
+    games_per_node: dict[str, int] = field(default_factory=dict)   # with Ray: games by node id
     notes: list[str] = field(default_factory=list)   # warnings, e.g. unidentified ratings
 
     @property

@@ -29,7 +29,8 @@ def run_tournament(agent_specs: Sequence[str], games_per_pair: int, workers: int
                    db_path: str | os.PathLike[str] = "results.sqlite", seed: int = 0,
                    rules: Rules | None = None, progress: bool = True, *,
                    bootstrap: int = 500, confidence: float = 0.95, anchor: str | None = None,
-                   chunk_size: int | None = None) -> TournamentReport:
+                   chunk_size: int | None = None, ray_address: str | None = None
+                   ) -> TournamentReport:
     """Play (or resume) a round robin of 2-player duplicate games and report on it.
 
     ``agent_specs``: ``make_agent`` specs, optionally labelled ``LABEL=SPEC``; every pair plays
@@ -37,6 +38,8 @@ def run_tournament(agent_specs: Sequence[str], games_per_pair: int, workers: int
     process); results go to the SQLite database ``db_path`` as they arrive, and a database
     that already holds some of this tournament's games is resumed. Raises ``ValueError`` for a
     bad spec, an odd game count, or a database that holds a different tournament.
+    ``ray_address``: play the chunks on that Ray cluster instead (``workers`` is then its
+    CPU count; :mod:`agents.tournament.ray_workers`).
     """
     rules = rules if rules is not None else Rules()
     if rules.num_players != 2:
@@ -56,6 +59,12 @@ def run_tournament(agent_specs: Sequence[str], games_per_pair: int, workers: int
         make_agent(e.spec, seed=0)
     workers = int_at_least(workers, "workers", 1)
     int_at_least(bootstrap, "bootstrap", 0)
+    connected = False
+    if ray_address is not None:
+        from agents.tournament import ray_workers
+
+        connected = ray_workers.join_cluster(ray_address)
+        workers = ray_workers.cluster_cpus()
     config = tournament_config(entrants, games_per_pair, seed, rules)
     tasks = schedule(entrants, games_per_pair, seed)
     conn = connect(db_path)
@@ -82,8 +91,14 @@ def run_tournament(agent_specs: Sequence[str], games_per_pair: int, workers: int
                 insert_games(conn, rows)
             bar.update(len(rows))
 
+        per_node: dict[str, int] = {}
         try:
-            played = play_tasks(todo, chunk_size, workers, rules.to_dict(), store)
+            if ray_address is None:
+                played = play_tasks(todo, chunk_size, workers, rules.to_dict(), store)
+            else:
+                per_node = ray_workers.play_tasks_ray(todo, chunk_size, rules.to_dict(), store,
+                                                      in_flight=workers * 2)
+                played = sum(per_node.values())
         finally:
             bar.close()
         elapsed = time.perf_counter() - t0
@@ -91,8 +106,13 @@ def run_tournament(agent_specs: Sequence[str], games_per_pair: int, workers: int
             rows = fetch_rows(conn)
     finally:
         conn.close()
+        if connected:
+            import ray
+
+            ray.shutdown()
     report = compute_report(rows, config, confidence=confidence, bootstrap=bootstrap,
                             anchor=anchor, db_path=str(db_path))
     report.games_this_run = played
+    report.games_per_node = per_node
     report.elapsed_s = elapsed
     return report

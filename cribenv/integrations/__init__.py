@@ -1,0 +1,15 @@
+"""Adapters that make the Cribbage env train in other RL libraries, one small module each.
+
+Each module imports its library only when it is imported itself (``import cribenv`` never loads
+one), and each is an optional extra (``pip install "cribenv[integrations]"``):
+
+* :mod:`cribenv.integrations.tianshou`: Tianshou 2 (``tianshou.env.PettingZooEnv`` with every
+  agent credited its own rewards, the final results included).
+* :mod:`cribenv.integrations.torchrl`: TorchRL (``PettingZooWrapper(..., use_mask=True)``, a
+  valid mask for the seats that wait, and a masked categorical policy).
+* :mod:`cribenv.integrations.rllib`: RLlib's new API stack (a ``MultiAgentEnv`` with the keys
+  RLlib reads, a masking ``RLModule``, self-play against frozen copies); the ``rllib`` extra.
+
+The README's "RL libraries" table lists, for each, the version tested, the entry point, what
+its example under ``examples/`` trains and the test that proves it.
+"""
