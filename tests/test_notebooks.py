@@ -26,6 +26,8 @@ NEEDS: dict[str, tuple[tuple[str, ...], str]] = {
     "sb3_maskable_ppo.ipynb": (("torch", "sb3_contrib", "scipy", "matplotlib"), "train"),
     "selfplay.ipynb": (("torch", "numba", "safetensors", "matplotlib", "tqdm"), "train"),
     "tournament.ipynb": (("scipy", "choix", "matplotlib", "tqdm"), "tournament"),
+    "rllib_cluster.ipynb": (("ray", "torch", "safetensors", "scipy"), "rllib"),
+    "replay_render.ipynb": (("PIL",), "render"),
 }
 
 NUMBER = r"([0-9]*\.?[0-9]+)"
@@ -136,3 +138,30 @@ def test_tournament_notebook(tmp_path):
     assert "resumed: 0 games played, the same report" in out
     assert len(images(nb)) == 1                       # the tournament plot
     assert (tmp_path / "tournament.sqlite").is_file()
+
+
+@pytest.mark.slow
+def test_rllib_notebook(tmp_path):
+    out = text(execute("rllib_cluster.ipynb", tmp_path))
+    assert "2 nodes, CPUs per node: [0, 1.0]" in out         # a head without CPUs, a worker
+    assert "player_0 to act; keys ['action_mask', 'observations'] legal cards: 6" in out
+    steps = re.findall(r"iteration (\d): (\d+) env steps", out)
+    assert steps == [("1", "256"), ("2", "512")]
+    assert "env runners on the worker node: True (1)" in out
+    estimate("RLlib learner against random:", out)
+    assert "cluster stopped" in out
+
+
+def test_replay_notebook(tmp_path):
+    nb = execute("replay_render.ipynb", tmp_path)
+    out = text(nb)
+    m = re.search(r"(\d+) decisions, (\d+) frames of shape \(576, 960, 3\) uint8", out)
+    assert m and int(m.group(2)) == int(m.group(1)) + 1     # the deal, then one per decision
+    frames = int(m.group(2))
+    assert re.search(r"biggest pegging play: Played\(.*points=[1-9]", out)
+    assert f"replayed: {frames} frames, identical: True" in out
+    assert len(images(nb)) == 2                               # the deal, the big play
+    from PIL import Image
+
+    with Image.open(tmp_path / "game.gif") as gif:
+        assert gif.n_frames == frames and gif.size == (480, 288)
