@@ -7,6 +7,7 @@ Skipped, saying why, without the 'docs' extra; under ``CI`` (which installs it) 
 
 from __future__ import annotations
 
+import doctest
 import importlib.util
 import os
 import re
@@ -53,12 +54,17 @@ def site(tmp_path_factory) -> tuple[Path, Path]:
     return out, rules
 
 
-def docs_hooks():
-    """docs/hooks.py, the MkDocs hook that builds the rules page."""
-    spec = importlib.util.spec_from_file_location("docs_hooks", ROOT / "docs" / "hooks.py")
+def load(name: str):
+    """A module of docs/ (the MkDocs hook, the griffe extension) by its file name."""
+    spec = importlib.util.spec_from_file_location(f"docs_{name}", ROOT / "docs" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def docs_hooks():
+    """docs/hooks.py, the MkDocs hook that builds the rules page."""
+    return load("hooks")
 
 
 def test_the_rules_page_is_rules_md(site):
@@ -94,3 +100,18 @@ def test_the_api_pages_come_from_the_docstrings(site):
     assert "IllegalActionError" in page(site, "api/game")
     assert "make_agent" in page(site, "api/agents")
     assert "run_tournament" in page(site, "api/tournament")
+    aec = page(site, "api/aec")
+    assert "Parallel API" in aec and ":class:" not in aec and "=====" not in aec
+
+
+def test_rest_habits_read_as_markdown():
+    require_docs()
+    rest = load("griffe_rest")
+    assert doctest.testmod(rest).failed == 0
+    text = ("Sizes:\n\n=====  ======\nname   value\n=====  ======\n"
+            "a      1 | 2\n=====  ======\n\n>>> 1 + 1\n2\n\nafter :meth:`A.b`")
+    assert rest.to_markdown(text).splitlines() == [
+        "Sizes:", "", "| name | value |", "|---|---|", "| a | 1 \\| 2 |", "",
+        "```pycon", ">>> 1 + 1", "2", "```", "", "after `A.b`"]
+    indented = "Usage::\n\n    >>> x = 1\n"                 # already a code block: kept
+    assert rest.to_markdown(indented) == "Usage:\n\n    >>> x = 1"
