@@ -13,6 +13,13 @@ for the page only (the source is untouched):
 |---|---|
 | A | one |
 | B | two more |
+>>> print(to_markdown(":class:`Env`\\n    the env.\\n\\nArgs:\\n    x: a number."))
+* `Env`
+<BLANKLINE>
+    the env.
+<BLANKLINE>
+Args:
+    x: a number.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ from griffe import Extension
 ROLE = re.compile(r":(?:py:)?(?:class|func|meth|mod|data|attr|exc|obj|const):`(~?)([^`]+)`")
 RULE = re.compile(r"^ *=+( +=+)+ *$")
 PROMPT = re.compile(r"^ *>>> ")
+SECTION = re.compile(r"^[A-Z][A-Za-z ]*:\s*$")       # Google sections (Args:, Returns:, ...)
 
 
 def _role(m: re.Match) -> str:
@@ -82,11 +90,43 @@ def to_markdown(text: str) -> str:
                 i += 1
             out += ["```pycon", *block, "```"]
             continue
+        term = _term(lines, i)
+        if term:                               # a definition list item: term, indented body
+            if out and out[-1].strip():        # items written without a blank between
+                out.append("")
+            out += ["* " + " ".join(t.strip() for t in lines[i:term]), ""]
+            i = term
+            while i < len(lines) and (lines[i].startswith("    ") or not lines[i].strip()):
+                if not lines[i].strip() and not (i + 1 < len(lines)
+                                                 and lines[i + 1].startswith("    ")):
+                    break
+                out.append(lines[i])
+                i += 1
+            continue
         out.append(line)
         i += 1
     text = "\n".join(out)
     text = ROLE.sub(_role, text)
     return re.sub(r"(?<=\S)::$", ":", text, flags=re.M)
+
+
+def _term(lines: list[str], i: int) -> int:
+    """Where the body of a reST definition starting at line ``i`` begins (0: not one).
+
+    A term is one or more flush lines after a blank line (or right after the body of the
+    previous definition), its body the indented lines right below it (not a literal block
+    after ``::``, not a Google section such as ``Args:``).
+    """
+    if i and lines[i - 1].strip() and not lines[i - 1].startswith("    "):
+        return 0
+    j = i
+    while j < len(lines) and lines[j].strip() and not lines[j].startswith(" "):
+        if PROMPT.match(lines[j]) or SECTION.match(lines[j]) or lines[j].rstrip().endswith("::"):
+            return 0
+        j += 1
+    if j == i or j >= len(lines) or not lines[j].startswith("    ") or not lines[j].strip():
+        return 0
+    return j
 
 
 class RestToMarkdown(Extension):
