@@ -115,3 +115,16 @@ def test_rest_habits_read_as_markdown():
         "```pycon", ">>> 1 + 1", "2", "```", "", "after `A.b`"]
     indented = "Usage::\n\n    >>> x = 1\n"                 # already a code block: kept
     assert rest.to_markdown(indented) == "Usage:\n\n    >>> x = 1"
+
+
+def test_every_link_within_a_page_has_its_anchor(site):
+    """Included README text links to README sections; those shown on other pages are pointed
+    there by docs/hooks.py (README_ANCHORS: add a new one there)."""
+    site, _ = site
+    broken = []
+    for html_path in site.rglob("*.html"):
+        html = html_path.read_text(encoding="utf-8")
+        ids = set(re.findall(r'id="([^"]+)"', html))
+        broken += [f"{html_path.relative_to(site)}: #{a}"
+                   for a in set(re.findall(r'href="#([^"]+)"', html)) - ids]
+    assert not broken, broken
