@@ -75,7 +75,8 @@ class CribbageVectorEnv(VectorEnv):
         target: 121 or 61.
         reward: ``"win"`` (+1 / -1 shared by the losers at the end, times the game points with
             ``skunks``) or ``"points"`` (the point differential), as the AEC env.
-        skunks, shaping: as the AEC env's.
+        skunks: as the AEC env's.
+        shaping: as the AEC env's.
         learner_seat: the learner's seat in every game, or ``None`` (default): a random seat
             per game, drawn anew for each game.
         opponent: a batched policy ``opponent(obs, mask) -> actions`` (see :data:`Opponent`),

@@ -416,10 +416,10 @@ class SnapshotPool:
     (games + 2)`` is the learner's win rate against it so far (a new snapshot starts at 1/2).
     The snapshots the learner still loses to are played most; the newest ``size`` are kept.
 
-    >>> pool = SnapshotPool(size=2, priority=2.0)
-    >>> pool.names, pool.wins, pool.games = ["a", "b"], [9.0, 0.0], [10.0, 0.0]
-    >>> [round(float(p), 3) for p in pool.probabilities()]
-    [0.1, 0.9]
+        >>> pool = SnapshotPool(size=2, priority=2.0)
+        >>> pool.names, pool.wins, pool.games = ["a", "b"], [9.0, 0.0], [10.0, 0.0]
+        >>> [round(float(p), 3) for p in pool.probabilities()]
+        [0.1, 0.9]
     """
 
     def __init__(self, size: int, priority: float) -> None:
