@@ -39,6 +39,8 @@ CI_NEEDS = {
     "tianshou": "integrations", "torchrl": "integrations", "tensordict": "integrations",
     "ray": "rllib", "shimmy": "bench", "pyspiel": "bench", "rlcard": "bench",
     "pyinstrument": "bench", "playwright": "dev", "hypothesis": "dev", "xdist": "dev",
+    "mkdocs": "docs", "material": "docs", "mkdocstrings_handlers": "docs", "nbclient": "docs",
+    "nbformat": "docs", "ipykernel": "docs",
 }
 
 
