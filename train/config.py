@@ -21,6 +21,18 @@ class RunSettings:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)  # type: ignore[call-overload]
 
+    def check_at_least(self, low: int, *names: str) -> None:
+        """Raise a ValueError naming the first setting of ``names`` below ``low``."""
+        for name in names:
+            if getattr(self, name) < low:
+                raise ValueError(f"{name} must be >= {low}, got {getattr(self, name)}")
+
+    def check_eval_games(self) -> None:
+        """Duplicate evaluation plays each deal from both seats: an even number of games."""
+        games = self.eval_games  # type: ignore[attr-defined]
+        if games < 0 or games % 2:
+            raise ValueError(f"eval_games must be an even number >= 0, got {games}")
+
     def fixed_settings(self) -> dict[str, Any]:
         """The settings a resumed run must keep."""
         return {k: v for k, v in self.to_dict().items() if k not in self.RESUMABLE}
@@ -124,15 +136,11 @@ class TrainConfig(RunSettings):
             raise ValueError(f"heuristic_share must be in [0, 1], got {self.heuristic_share}")
         if self.num_players != 2:
             raise ValueError("self-play training supports 2 players for now")
-        for name in ("total_steps", "n_envs", "threads", "n_steps", "batch_size", "n_epochs",
-                     "snapshot_every", "pool_size", "checkpoint_every", "eval_every"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
-        if self.bc_games < 0 or self.bc_epochs < 1:
-            raise ValueError("bc_games must be >= 0 and bc_epochs >= 1")
-        if self.eval_games < 0 or self.eval_games % 2:
-            raise ValueError(f"eval_games must be an even number >= 0 (duplicate pairs), "
-                             f"got {self.eval_games}")
+        self.check_at_least(1, "total_steps", "n_envs", "threads", "n_steps", "batch_size",
+                            "n_epochs", "snapshot_every", "pool_size", "checkpoint_every",
+                            "eval_every", "bc_epochs")
+        self.check_at_least(0, "bc_games")
+        self.check_eval_games()
 
     @property
     def rollout_steps(self) -> int:

@@ -97,15 +97,10 @@ class RLlibConfig(RunSettings):
             raise ValueError(f"num_players must be 2, 3 or 4, got {self.num_players}")
         if not 0.0 <= self.self_play_share <= 1.0:
             raise ValueError(f"self_play_share must be in [0, 1], got {self.self_play_share}")
-        for name in ("total_steps", "envs_per_env_runner", "train_batch_size",
-                     "minibatch_size", "n_epochs", "snapshot_every", "checkpoint_every"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
-        for name in ("num_env_runners", "num_cpus", "frozen"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
-        if self.eval_games < 0 or self.eval_games % 2:
-            raise ValueError(f"eval_games must be an even number >= 0, got {self.eval_games}")
+        self.check_at_least(1, "total_steps", "envs_per_env_runner", "train_batch_size",
+                            "minibatch_size", "n_epochs", "snapshot_every", "checkpoint_every")
+        self.check_at_least(0, "num_env_runners", "num_cpus", "frozen")
+        self.check_eval_games()
 
 
 # One line of help per setting of this backend only (``cribenv train --help``).

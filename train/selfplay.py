@@ -128,13 +128,10 @@ class SelfPlayConfig(RunSettings):
             raise ValueError(f"num_players must be 2, 3 or 4, got {self.num_players}")
         if not 0.0 <= self.self_play_share <= 1.0:
             raise ValueError(f"self_play_share must be in [0, 1], got {self.self_play_share}")
-        for name in ("total_steps", "threads", "engine_threads", "n_games", "n_steps", "n_epochs",
-                     "minibatch_size", "snapshot_every", "pool_size", "checkpoint_every",
-                     "eval_every", "card_dim"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
-        if self.eval_games < 0 or self.eval_games % 2:
-            raise ValueError(f"eval_games must be an even number >= 0, got {self.eval_games}")
+        self.check_at_least(1, "total_steps", "threads", "engine_threads", "n_games", "n_steps",
+                            "n_epochs", "minibatch_size", "snapshot_every", "pool_size",
+                            "checkpoint_every", "eval_every", "card_dim")
+        self.check_eval_games()
 
 
 # One line of help per setting (``cribenv train --help``).
