@@ -5,9 +5,6 @@ unguessable ids that expire, no file loaded on a request's word, 50 games at onc
 from __future__ import annotations
 
 import re
-import socket
-import threading
-import time
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 
@@ -20,6 +17,8 @@ httpx = pytest.importorskip("httpx")
 with warnings.catch_warnings():   # starlette's notice that it prefers httpx2 one day
     warnings.simplefilter("ignore")
     from fastapi.testclient import TestClient  # noqa: E402
+
+from web_server import serve  # noqa: E402
 
 from agents.web.app import create_app  # noqa: E402
 from agents.web.sessions import Store, UnknownItemError  # noqa: E402
@@ -232,22 +231,9 @@ def test_replay_of_a_recorded_game(client):
 
 @pytest.fixture
 def server():
-    import uvicorn
-
     app = create_app(max_games=200)
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    sock.close()
-    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not srv.started and time.monotonic() < deadline:
-        time.sleep(0.02)
-    yield f"http://127.0.0.1:{port}", app
-    srv.should_exit = True
-    thread.join(10)
+    for url in serve(app):
+        yield url, app
 
 
 def _client_game(base: str, seed: int) -> tuple[str, list[list[str]], list[int]]:

@@ -11,15 +11,14 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import socket
-import threading
-import time
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("fastapi")
 uvicorn = pytest.importorskip("uvicorn")
+
+from web_server import serve  # noqa: E402
 
 from agents.web.app import create_app  # noqa: E402
 from cribenv.game import ShowScored  # noqa: E402
@@ -57,19 +56,8 @@ def browser():
 @pytest.fixture(scope="module")
 def server():
     app = create_app()
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    sock.close()
-    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not srv.started and time.monotonic() < deadline:
-        time.sleep(0.02)
-    yield f"http://127.0.0.1:{port}", app
-    srv.should_exit = True
-    thread.join(10)
+    for url in serve(app):
+        yield url, app
 
 
 @pytest.fixture
