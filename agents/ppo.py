@@ -6,6 +6,11 @@ metadata holds a JSON config. Two networks (``arch`` in the config):
 * ``mlp`` (the default): the actor of an SB3 ``MlpPolicy`` on the observation vector: hidden
   layers ``pi.{i}.weight`` / ``pi.{i}.bias`` with an activation, then ``action.weight`` /
   ``action.bias`` giving 52 logits;
+* ``keeps``: the ``mlp`` network for the play, and for the discard a *throw head*
+  (:class:`KeepsActor`): every way to lay away the cards is scored from the rank and suit
+  counts of the cards kept and thrown plus a projection of the last hidden layer
+  (``keep.ctx.*``, then layers ``keep.{i}.*`` ending in one number), and a card's logit is the
+  log-sum-exp of the scores of the throws that hold it (with the cards already laid away);
 * ``expert-prior``: one logit per legal card, ``beta * prior + mlp(features)`` on the per-card
   features of :mod:`agents.features` (layers ``card.{i}.weight`` / ``card.{i}.bias``, the last
   giving one number; ``beta``); see :mod:`train.prior_policy`.
@@ -27,7 +32,7 @@ import numpy as np
 
 from agents.base import Observation, register_agent
 from cribenv.game import PlayerView
-from cribenv.observation import OBS_SIZE, decode, encode
+from cribenv.observation import OBS_SIZE, OFFSETS, decode, encode
 
 POLICY_FORMAT = "cribenv-policy/1"
 #: The agent trained by the project (``make_agent("ppo:shipped")``); see the README.
@@ -208,6 +213,121 @@ class ExpertPriorActor:
         return self.card_logits(prior[legal], feats[legal])
 
 
+def throw_tables(n_own: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The ways to lay away cards from ``n_own`` cards held (6 with 2 players: 2 thrown; 5 with
+    3 or 4: 1 thrown), as positions into the sorted cards: ``(thrown (T, k), kept (T, n - k),
+    member (n, T))``, ``member[j, t]`` when position ``j`` is thrown in way ``t``.
+
+    >>> thrown, kept, member = throw_tables(6)
+    >>> thrown.shape, kept.shape, member.sum(axis=1).tolist()
+    ((15, 2), (15, 4), [5, 5, 5, 5, 5, 5])
+    """
+    import itertools
+
+    k = 2 if n_own == 6 else 1
+    thrown = np.array(list(itertools.combinations(range(n_own), k)), dtype=np.int64)
+    kept = np.array([[j for j in range(n_own) if j not in t] for t in thrown], dtype=np.int64)
+    member = np.zeros((n_own, len(thrown)), dtype=bool)
+    for t, pos in enumerate(thrown):
+        member[pos, t] = True
+    return thrown, kept, member
+
+
+#: Inputs of the throw head besides the context: rank (13) and suit (4) counts of the cards
+#: kept, then of the cards thrown.
+THROW_FEATURES = 34
+#: The entry of the observation's ``phase`` block that flags the discard.
+PHASE_DISCARD = OFFSETS["phase"].start
+
+
+def throw_features(cards: np.ndarray, thrown: np.ndarray, kept: np.ndarray) -> np.ndarray:
+    """``(B, T, 34)`` counts for the held card ids ``cards`` ``(B, n)``: ranks then suits of the
+    kept cards, then of the thrown ones (float32)."""
+    def counts(ids: np.ndarray) -> np.ndarray:
+        ranks = (np.arange(13) == (ids >> 2)[..., None]).sum(-2)
+        suits = (np.arange(4) == (ids & 3)[..., None]).sum(-2)
+        return np.concatenate([ranks, suits], -1)
+
+    return np.concatenate([counts(cards[:, kept]), counts(cards[:, thrown])],
+                          -1).astype(np.float32)
+
+
+class KeepsActor(MlpActor):
+    """The actor of a ``keeps`` policy file: an :class:`MlpActor` whose discard logits come
+    from the throw head (the torch network is :func:`train.selfplay.make_network` with
+    ``policy="keeps"``)."""
+
+    arch = "keeps"
+
+    def __init__(self, layers: list[tuple[np.ndarray, np.ndarray]],
+                 action: tuple[np.ndarray, np.ndarray], ctx: tuple[np.ndarray, np.ndarray],
+                 keep_layers: list[tuple[np.ndarray, np.ndarray]], activation: str = "relu",
+                 config: dict[str, Any] | None = None) -> None:
+        super().__init__(layers, action, activation, config)
+        width = self.layers[-1][0].shape[0] if self.layers else OBS_SIZE
+        if ctx[0].ndim != 2 or ctx[0].shape[1] != width or ctx[1].shape != (ctx[0].shape[0],):
+            raise PolicyFileError(f"keep.ctx has weight {ctx[0].shape} / bias {ctx[1].shape}, "
+                                  f"expected input size {width}")
+        size = THROW_FEATURES + ctx[0].shape[0]
+        for i, (w, b) in enumerate(keep_layers):
+            if w.ndim != 2 or w.shape[1] != size or b.shape != (w.shape[0],):
+                raise PolicyFileError(f"keep layer {i} has weight {w.shape} / bias {b.shape}, "
+                                      f"expected input size {size}")
+            size = w.shape[0]
+        if not keep_layers or size != 1:
+            raise PolicyFileError("the throw head must end in one output per throw")
+        self._ctx = (np.ascontiguousarray(ctx[0].T, np.float32), ctx[1].astype(np.float32))
+        self._keep = [(np.ascontiguousarray(w.T, np.float32), b.astype(np.float32))
+                      for w, b in keep_layers]
+        self._tables = {n: throw_tables(n) for n in (5, 6)}
+
+    @classmethod
+    def from_tensors(cls, path: Path, tensors: dict[str, np.ndarray],
+                     config: dict[str, Any]) -> KeepsActor:
+        base = MlpActor.from_tensors(path, tensors, config)
+        if "keep.ctx.weight" not in tensors or "keep.ctx.bias" not in tensors:
+            raise PolicyFileError(f"{path} has no throw head (keep.ctx)")
+        return cls(base.layers, base.action, (tensors["keep.ctx.weight"],
+                   tensors["keep.ctx.bias"]), _numbered_layers(tensors, "keep"),
+                   config.get("activation", "relu"), config)
+
+    def logits(self, obs: np.ndarray) -> np.ndarray:
+        x = np.asarray(obs, np.float32)
+        single = x.ndim == 1
+        x = x.reshape(1, -1) if single else x
+        h = x
+        for wt, b in self._forward:
+            h = self.activation(h @ wt + b)
+        out = h @ self._head[0] + self._head[1]
+        own = (x[:, :52] + x[:, 52:104]) > 0
+        for n, (thrown, kept, member) in self._tables.items():
+            rows = np.flatnonzero((x[:, PHASE_DISCARD] > 0) & (own.sum(1) == n))
+            if rows.size:
+                cards = np.nonzero(own[rows])[1].reshape(rows.size, n)
+                out[rows[:, None], cards] = self._card_logits(x[rows], h[rows], cards,
+                                                              thrown, kept, member)
+        return out[0] if single else out
+
+    def _card_logits(self, x, h, cards, thrown, kept, member) -> np.ndarray:
+        """Logits ``(B, n)`` of the held cards: log-sum-exp of the scores of the throws (that
+        hold the cards already laid away) each card is in."""
+        ctx = h @ self._ctx[0] + self._ctx[1]
+        feats = throw_features(cards, thrown, kept)
+        z = np.concatenate([feats, np.broadcast_to(ctx[:, None], (*feats.shape[:2],
+                                                                   ctx.shape[1]))], -1)
+        last = len(self._keep) - 1
+        for i, (wt, b) in enumerate(self._keep):
+            z = z @ wt + b
+            if i < last:
+                z = self.activation(z)
+        score = z[..., 0]
+        laid = x[np.arange(len(x))[:, None], 52 + cards] > 0          # (B, n)
+        valid = (laid[:, thrown].sum(-1) == laid.sum(-1, keepdims=True))  # (B, T)
+        s = np.where(valid[:, None, :] & member[None], score[:, None, :], np.float32(-1e9))
+        top = s.max(-1, keepdims=True)
+        return (np.log(np.exp(s - top).sum(-1)) + top[..., 0]).astype(np.float32)
+
+
 def load_policy(path: str | Path) -> MlpActor | ExpertPriorActor:
     """Read a policy file of either network; raises :class:`PolicyFileError` with the reason."""
     path = Path(path)
@@ -244,14 +364,16 @@ def load_policy(path: str | Path) -> MlpActor | ExpertPriorActor:
     try:
         if arch == "mlp":
             return MlpActor.from_tensors(path, tensors, config)
+        if arch == "keeps":
+            return KeepsActor.from_tensors(path, tensors, config)
         if arch == "expert-prior":
             return ExpertPriorActor.from_tensors(path, tensors, config)
     except PolicyFileError as exc:
         if str(exc).startswith(str(path)):
             raise
         raise PolicyFileError(f"{path}: {exc}") from None
-    raise PolicyFileError(f"{path}: unknown network {arch!r} (expected 'mlp' or "
-                          f"'expert-prior')")
+    raise PolicyFileError(f"{path}: unknown network {arch!r} (expected 'mlp', "
+                          f"'keeps' or 'expert-prior')")
 
 
 class PPOAgent:

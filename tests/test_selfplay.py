@@ -131,26 +131,95 @@ def test_each_seat_is_credited_its_sides_result(players, reward):
             assert first[g * players + seat] == pytest.approx(expected, abs=1e-4)
 
 
-@pytest.mark.parametrize("head", ["mlp", "cards"])
-def test_export_round_trip_torch_equals_numpy(tmp_path, head):
-    cfg = SelfPlayConfig(policy=head, net_arch=[32, 16], card_dim=8)
+def _random_observations(players: int, games: int = 6, per_game: int = 40) -> np.ndarray:
+    """Observations of the seats to act in random games (every phase, discards included)."""
+    obs = []
+    for seed in range(games):
+        game, rng = Game(Rules(num_players=players), seed=seed), np.random.default_rng(seed)
+        while not game.is_over and len(obs) < per_game * (seed + 1):
+            obs.append(encode(game.view(game.current_player)))
+            game.step(int(rng.choice(game.legal_actions())))
+    return np.stack(obs)
+
+
+def _perturbed_network(cfg: SelfPlayConfig):
     torch.manual_seed(0)
     net = make_network(cfg)
     with torch.no_grad():
         for p in net.parameters():
-            p.add_(0.1 * torch.randn_like(p))
+            p.add_(0.3 * torch.randn_like(p))
+    return net
+
+
+@pytest.mark.parametrize("head,players", [("mlp", 2), ("cards", 2), ("keeps", 2),
+                                          ("keeps", 3), ("keeps", 4)])
+def test_export_round_trip_torch_equals_numpy(tmp_path, head, players):
+    cfg = SelfPlayConfig(policy=head, net_arch=[32, 16], card_dim=8, keep_arch=[16],
+                         keep_ctx=8, num_players=players)
+    net = _perturbed_network(cfg)
     path = export_policy(net, tmp_path / "p.safetensors", cfg, steps=7)
     policy = load_policy(path)
-    game = Game(Rules(), seed=3)
-    obs = []
-    while not game.is_over and len(obs) < 40:
-        obs.append(encode(game.view(game.current_player)))
-        game.step(game.legal_actions()[0])
-    x = np.stack(obs)
+    x = _random_observations(players)
+    assert (x[:, 528] == 1).sum() >= 20     # discard decisions are among them
     with torch.no_grad():
         expected = net.logits(torch.from_numpy(x)).numpy()
     np.testing.assert_allclose(policy.logits(x), expected, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(policy.logits(x[5]), expected[5], rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(selfplay.frozen_actor(path)(x), expected, rtol=1e-5,
+                               atol=1e-5)
     assert policy.config["head"] == head and policy.config["steps"] == 7
+    assert policy.arch == ("keeps" if head == "keeps" else "mlp")
+
+
+def test_throw_head_is_one_distribution_over_the_ways_to_throw(tmp_path):
+    """With 2 players each discard decision scores the 15 pairs of the six cards held (from
+    that decision's observation): P(first card c) = sum of softmax(scores) over the pairs
+    holding c, / 2; then P(second card c | first d) = P({d, c}) / sum over c' of P({d, c'})."""
+    from itertools import combinations
+
+    from agents.ppo import throw_features, throw_tables
+
+    cfg = SelfPlayConfig(policy="keeps", net_arch=[32], keep_arch=[16], keep_ctx=8)
+    policy = load_policy(export_policy(_perturbed_network(cfg), tmp_path / "p.safetensors",
+                                       cfg, steps=0))
+    game = Game(Rules(), seed=11)
+    seat = game.current_player
+    cards = sorted(game.hands[seat])
+    thrown, kept, _ = throw_tables(6)
+    pairs = list(combinations(cards, 2))
+    assert pairs == [tuple(cards[j] for j in t) for t in thrown]
+
+    def pair_probabilities(obs: np.ndarray) -> np.ndarray:   # from the file's layers
+        h = obs
+        for wt, b in policy._forward:
+            h = np.maximum(h @ wt + b, 0)
+        ctx = h @ policy._ctx[0] + policy._ctx[1]
+        z = np.concatenate([throw_features(np.array([cards]), thrown, kept)[0],
+                            np.repeat(ctx[None], 15, 0)], 1)
+        for i, (wt, b) in enumerate(policy._keep):
+            z = z @ wt + b
+            z = np.maximum(z, 0) if i < len(policy._keep) - 1 else z
+        p = np.exp(z[:, 0] - z[:, 0].max())
+        return p / p.sum()
+
+    def softmax(x: np.ndarray) -> np.ndarray:
+        p = np.exp(x - x.max())
+        return p / p.sum()
+
+    first = encode(game.view(seat))
+    p_pair = pair_probabilities(first)
+    expected = [sum(p for pair, p in zip(pairs, p_pair) if c in pair) / 2 for c in cards]
+    np.testing.assert_allclose(softmax(policy.logits(first)[cards]), expected, rtol=1e-4)
+    d = cards[2]
+    game.step(d)
+    while game.current_player != seat:       # the other seat throws its two cards
+        game.step(game.legal_actions()[0])
+    second = encode(game.view(seat))
+    p_pair = pair_probabilities(second)
+    rest = [c for c in cards if c != d]
+    joint = np.array([p_pair[pairs.index(tuple(sorted((d, c))))] for c in rest])
+    np.testing.assert_allclose(softmax(policy.logits(second)[rest]), joint / joint.sum(),
+                               rtol=1e-4)
 
 
 def test_masked_sampling_never_picks_illegal_cards():
@@ -165,11 +234,13 @@ def test_masked_sampling_never_picks_illegal_cards():
     assert (logp.exp()[~torch.from_numpy(mask)] == 0).all()
 
 
-@pytest.mark.parametrize("players", [2, 3, 4])
-def test_tiny_run_trains_and_plays(tmp_path, players):
+@pytest.mark.parametrize("players,head", [(2, "cards"), (3, "cards"), (4, "cards"),
+                                          (2, "keeps")])
+def test_tiny_run_trains_and_plays(tmp_path, players, head):
     run = tmp_path / "run"
-    policy = train(tiny(num_players=players, eval_games=2, total_steps=384), run,
-                   progress=False, log=lambda s: None)
+    policy = train(tiny(num_players=players, eval_games=2, total_steps=384, policy=head,
+                        snapshot_every=128), run, progress=False, log=lambda s: None)
+    assert load_policy(policy).arch == ("keeps" if head == "keeps" else "mlp")
     rows = (run / "logs" / "progress.csv").read_text().splitlines()
     assert rows[0].startswith("policy_loss,value_loss,entropy,approx_kl") and len(rows) >= 3
     evals = _columns(run / "eval.csv")    # evaluated at the table of the run's player count

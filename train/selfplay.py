@@ -98,9 +98,12 @@ class SelfPlayConfig(RunSettings):
     max_grad_norm: float = 0.5
     target_kl: float = 0.0            # stop an update's epochs past this KL (0: never)
     # network
-    policy: str = "cards"             # "mlp" (linear head) or "cards" (per-card head)
+    policy: str = "cards"             # "mlp" (linear head), "cards" (per-card head) or
+                                      # "keeps" (per-card head + throw head for the discard)
     net_arch: list[int] = field(default_factory=lambda: [128, 128])
     card_dim: int = 32
+    keep_arch: list[int] = field(default_factory=lambda: [64, 64])   # throw head ("keeps")
+    keep_ctx: int = 32                # inputs the throw head takes from the last hidden layer
     # opponents
     self_play_share: float = 0.5      # games where the learner plays every seat
     snapshot_every: int = 200_000     # learner steps between snapshots added to the pool
@@ -122,15 +125,17 @@ class SelfPlayConfig(RunSettings):
     def __post_init__(self) -> None:
         if self.reward not in ("win", "points", "mix"):
             raise ValueError(f"reward must be 'win', 'points' or 'mix', got {self.reward!r}")
-        if self.policy not in ("mlp", "cards"):
-            raise ValueError(f"policy must be 'mlp' or 'cards', got {self.policy!r}")
+        if self.policy not in ("mlp", "cards", "keeps"):
+            raise ValueError(f"policy must be 'mlp', 'cards' or 'keeps', got {self.policy!r}")
         if self.num_players not in (2, 3, 4):
             raise ValueError(f"num_players must be 2, 3 or 4, got {self.num_players}")
         if not 0.0 <= self.self_play_share <= 1.0:
             raise ValueError(f"self_play_share must be in [0, 1], got {self.self_play_share}")
         self.check_at_least(1, "total_steps", "threads", "engine_threads", "n_games", "n_steps",
                             "n_epochs", "minibatch_size", "snapshot_every", "pool_size",
-                            "checkpoint_every", "eval_every", "card_dim")
+                            "checkpoint_every", "eval_every", "card_dim", "keep_ctx")
+        if not self.keep_arch or min(self.keep_arch) < 1:
+            raise ValueError(f"keep_arch must be hidden layer sizes >= 1, got {self.keep_arch}")
         self.check_eval_games()
 
 
@@ -151,10 +156,13 @@ HELP: dict[str, str] = {
     "anneal_lr": "decay the learning rate linearly to 0 at total_steps",
     "minibatch_size": "PPO minibatch size (decisions)",
     "max_grad_norm": "gradient norm clip",
-    "policy": "network: selfplay 'mlp' or 'cards' (per-card head); sb3 'mlp' or "
+    "policy": "network: selfplay 'mlp', 'cards' (per-card head) or 'keeps' (per-card head "
+              "and a throw head that scores every way to lay away cards); sb3 'mlp' or "
               "'expert-prior'",
     "net_arch": "hidden layer sizes (actor and critic)",
     "card_dim": "size of the card embeddings of the per-card head",
+    "keep_arch": "hidden layer sizes of the throw head (policy 'keeps')",
+    "keep_ctx": "inputs the throw head takes from the actor's last hidden layer",
     "self_play_share": "share of games where the learner plays every seat (the rest: "
                        "against pool snapshots)",
     "snapshot_every": "learner steps between snapshots added to the pool",
@@ -204,7 +212,12 @@ def make_network(config: SelfPlayConfig):
             sizes = [OBS_SIZE, *config.net_arch]
             width = sizes[-1]
             self.actor = _mlp(sizes)
-            self.per_card = config.policy == "cards"
+            self.per_card = config.policy in ("cards", "keeps")
+            self.keeps = config.policy == "keeps"
+            if self.keeps:
+                self.keep_ctx = _init(nn.Linear(width, config.keep_ctx), 1.0)
+                self.keep_net = throw_net(config.keep_arch, config.keep_ctx)
+                self.tables = throw_tables_torch()
             if self.per_card:
                 d = config.card_dim
                 self.query = _init(nn.Linear(width, d), 0.01)
@@ -225,12 +238,68 @@ def make_network(config: SelfPlayConfig):
 
         def logits(self, obs):
             w, b = self.action_layer()
-            return self.actor(obs) @ w.T + b
+            h = self.actor(obs)
+            out = h @ w.T + b
+            if self.keeps:
+                out = throw_logits(obs, h, out, self.keep_ctx, self.keep_net, self.tables)
+            return out
 
         def value(self, obs):
             return self.critic(obs).squeeze(-1)
 
     return ActorCritic()
+
+
+def throw_net(sizes: list[int], ctx: int):
+    """The throw head's scorer: (34 counts + ``ctx``) -> hidden ``sizes`` -> 1 score."""
+    from agents.ppo import THROW_FEATURES
+
+    nn = _torch().nn
+    return nn.Sequential(_mlp([THROW_FEATURES + ctx, *sizes]), _init(nn.Linear(sizes[-1], 1),
+                                                                     0.01))
+
+
+def throw_tables_torch() -> dict[int, tuple[Any, Any, Any]]:
+    """:func:`agents.ppo.throw_tables` for 5 and 6 cards held, as torch tensors."""
+    from agents.ppo import throw_tables
+
+    torch = _torch()
+    return {n: tuple(torch.from_numpy(t) for t in throw_tables(n)) for n in (5, 6)}
+
+
+def throw_logits(obs, h, logits, ctx, score_net, tables):
+    """``logits`` with the rows of seats to discard replaced by the throw head's: each way to
+    lay away cards is scored from the rank and suit counts of the cards it keeps and throws and
+    ``ctx(h)``; a held card's logit is the log-sum-exp of the scores of the throws (holding the
+    cards already laid away) it is in. The torch twin of :class:`agents.ppo.KeepsActor`."""
+    from agents.ppo import PHASE_DISCARD
+
+    torch = _torch()
+    own = (obs[:, :52] + obs[:, 52:104]) > 0
+    n_own = own.sum(1)
+    discard = obs[:, PHASE_DISCARD] > 0
+    out = logits.clone()
+    for n, (thrown, kept, member) in tables.items():
+        rows = torch.nonzero(discard & (n_own == n)).squeeze(1)
+        if rows.numel() == 0:
+            continue
+        member, thrown, kept = (t.to(obs.device) for t in (member, thrown, kept))
+        cards = torch.nonzero(own[rows])[:, 1].view(-1, n)
+
+        def counts(ids):
+            f = torch.nn.functional.one_hot
+            return torch.cat([f(ids >> 2, 13).sum(-2), f(ids & 3, 4).sum(-2)], -1)
+
+        feats = torch.cat([counts(cards[:, kept]), counts(cards[:, thrown])], -1).float()
+        c = ctx(h[rows])
+        z = torch.cat([feats, c[:, None, :].expand(-1, feats.shape[1], -1)], -1)
+        score = score_net(z).squeeze(-1)                                     # (B, T)
+        laid = obs[rows[:, None], 52 + cards] > 0                            # (B, n)
+        valid = laid[:, thrown].sum(-1) == laid.sum(-1, keepdim=True)        # (B, T)
+        s = torch.where(valid[:, None, :] & member[None], score[:, None, :],
+                        torch.full_like(score[:, None, :], -1e9))
+        out[rows[:, None], cards] = torch.logsumexp(s, -1)
+    return out
 
 
 def masked_log_probs(logits, mask):
@@ -256,6 +325,13 @@ def export_arrays(net) -> dict[str, np.ndarray]:
         w, b = net.action_layer()
         out["action.weight"] = w.detach().cpu().numpy().copy()
         out["action.bias"] = b.detach().cpu().numpy().copy()
+        if getattr(net, "keeps", False):
+            out["keep.ctx.weight"] = net.keep_ctx.weight.detach().cpu().numpy().copy()
+            out["keep.ctx.bias"] = net.keep_ctx.bias.detach().cpu().numpy().copy()
+            keep = [m for m in net.keep_net.modules() if isinstance(m, torch.nn.Linear)]
+            for i, m in enumerate(keep):
+                out[f"keep.{i}.weight"] = m.weight.detach().cpu().numpy().copy()
+                out[f"keep.{i}.bias"] = m.bias.detach().cpu().numpy().copy()
     return out
 
 
@@ -264,9 +340,10 @@ def export_policy(net, path: str | Path, config: SelfPlayConfig, steps: int,
     """Write the actor as a weights-only policy file (play it with ``ppo:PATH``)."""
     from agents.ppo import save_tensors
 
-    meta = {"arch": "mlp", "activation": "relu", "net_arch": config.net_arch,
-            "head": config.policy, "steps": steps, "num_players": config.num_players,
-            "target": config.target, "trainer": "selfplay", "train_config": config.to_dict()}
+    meta = {"arch": "keeps" if config.policy == "keeps" else "mlp", "activation": "relu",
+            "net_arch": config.net_arch, "head": config.policy, "steps": steps,
+            "num_players": config.num_players, "target": config.target, "trainer": "selfplay",
+            "train_config": config.to_dict()}
     meta.update(extra or {})
     return save_tensors(path, export_arrays(net), meta)
 
@@ -459,26 +536,41 @@ class SnapshotPool:
 
 
 def frozen_actor(path: Path, device: str = "cpu"):
-    """The actor of an ``mlp`` policy file as a torch function: observations (numpy) -> logits.
+    """The actor of an ``mlp`` or ``keeps`` policy file as a torch function: observations
+    (numpy) -> logits.
 
     (Torch rather than the numpy :class:`agents.ppo.MlpActor`: same numbers, and it keeps to
     the trainer's torch threads, where numpy's BLAS may start threads of its own.)"""
-    from agents.ppo import load_policy
+    from agents.ppo import KeepsActor, load_policy
 
     torch = _torch()
     policy = load_policy(path)
-    layers: list[Any] = []
-    for w, b in policy.layers + [policy.action]:
-        linear = torch.nn.Linear(w.shape[1], w.shape[0])
-        with torch.no_grad():
-            linear.weight.copy_(torch.from_numpy(w))
-            linear.bias.copy_(torch.from_numpy(b))
-        layers += [linear, torch.nn.ReLU()]
-    net = torch.nn.Sequential(*layers[:-1]).to(device)
+
+    def linears(weights) -> list[Any]:
+        layers: list[Any] = []
+        for w, b in weights:
+            linear = torch.nn.Linear(w.shape[1], w.shape[0])
+            with torch.no_grad():
+                linear.weight.copy_(torch.from_numpy(np.asarray(w)))
+                linear.bias.copy_(torch.from_numpy(np.asarray(b)))
+            layers += [linear, torch.nn.ReLU()]
+        return layers[:-1]
+
+    trunk = torch.nn.Sequential(*linears(policy.layers), torch.nn.ReLU()).to(device)
+    head = linears([policy.action])[0].to(device)
+    if isinstance(policy, KeepsActor):
+        ctx = linears([(policy._ctx[0].T, policy._ctx[1])])[0].to(device)
+        keep = torch.nn.Sequential(*linears([(w.T, b) for w, b in policy._keep])).to(device)
+        tables = throw_tables_torch()
 
     def logits(obs: np.ndarray) -> np.ndarray:
         with torch.no_grad():
-            return net(torch.from_numpy(obs).to(device)).cpu().numpy()
+            x = torch.from_numpy(obs).to(device)
+            h = trunk(x)
+            out = head(h)
+            if isinstance(policy, KeepsActor):
+                out = throw_logits(x, h, out, ctx, keep, tables)
+            return out.cpu().numpy()
 
     return logits
 
