@@ -7,7 +7,12 @@
    sum of a rank, a suit and a card vector, so what is learnt about a rank is shared by its
    four suits), and a separate critic MLP. Both heads export as the ``mlp`` policy file of
    :mod:`agents.ppo` (the per-card head folds into a 52-row action layer), so ``ppo:PATH``
-   plays the result with numpy.
+   plays the result with numpy. ``policy="keeps"`` adds a *throw head* for the discard
+   (:func:`throw_logits`): every way to lay away cards is scored by a small MLP from the rank
+   and suit counts of the cards it keeps and throws plus a projection of the actor's last
+   hidden layer, and the two discard decisions draw from that one distribution over throws (a
+   card's logit is the log-sum-exp of the scores of the throws that hold it); it exports as a
+   ``keeps`` policy file.
 3. **Seats as rows** (:class:`SeatRollout`): every seat of every game is a row; each row's
    trajectory is its own decisions. The points (and the final result) earned between two
    decisions of a seat, on anyone's turn, are credited to its earlier decision; the game's end
