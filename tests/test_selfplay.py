@@ -343,3 +343,16 @@ def test_resume_with_nothing_left_says_so(tmp_path):
     train(tiny(total_steps=128), run, resume=True, progress=False, log=lines.append)
     assert any(line.startswith("nothing left to train: the run is at step") for line in lines)
     assert not any("learner steps/s" in line for line in lines)
+
+
+@pytest.mark.parametrize("head", ["mlp", "cards", "keeps"])
+def test_rollouts_sample_from_the_policy_the_update_trains(tmp_path, head):
+    """With a learning rate of 0 the policy never moves, so the log-probabilities recomputed
+    in the update equal the ones the rollouts drew with: every update's KL and clip fraction
+    are 0. (A rollout path that skipped the throw head failed this with KL ~0.05.)"""
+    train(tiny(policy=head, learning_rate=0.0, total_steps=512, n_epochs=2), tmp_path / "r",
+          progress=False, log=lambda s: None)
+    rows = _columns(tmp_path / "r" / "logs" / "progress.csv")
+    assert len(rows) >= 3
+    assert max(abs(float(r["approx_kl"])) for r in rows) < 1e-6
+    assert max(float(r["clipfrac"]) for r in rows) == 0.0

@@ -241,8 +241,10 @@ def make_network(config: SelfPlayConfig):
             emb = self.rank.repeat_interleave(4, 0) + self.suit.repeat(13, 1) + self.card
             return emb @ self.query.weight, emb @ self.query.bias + self.card_bias
 
-        def logits(self, obs):
-            w, b = self.action_layer()
+        def logits(self, obs, layer=None):
+            """Logits of ``obs``; ``layer``: the action layer when the caller has it already
+            (the rollouts compute it once per collection)."""
+            w, b = self.action_layer() if layer is None else layer
             h = self.actor(obs)
             out = h @ w.T + b
             if self.keeps:
@@ -749,7 +751,7 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
                     o = torch.from_numpy(obs[mine]).to(device)
                     m = torch.from_numpy(mask[mine]).to(device)
                     with torch.no_grad():
-                        logp = masked_log_probs(net.actor(o) @ head_w.T + head_b, m)
+                        logp = masked_log_probs(net.logits(o, (head_w, head_b)), m)
                         gumbel = -torch.log(-torch.log(
                             torch.rand(logp.shape, generator=gen).clamp_min(1e-20))).to(device)
                         a = torch.argmax(logp + gumbel, 1)
