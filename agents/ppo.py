@@ -95,6 +95,17 @@ def _activation(name: str) -> Any:
     return _ACTIVATIONS[name]
 
 
+def _check_chain(layers: list[tuple[np.ndarray, np.ndarray]], size: int, name: str) -> int:
+    """Check that ``layers`` (weight ``(out, in)``, bias ``(out,)``) chain from ``size`` inputs;
+    return the size of the last output. ``name`` names a layer in the message ("card layer")."""
+    for i, (w, b) in enumerate(layers):
+        if w.ndim != 2 or w.shape[1] != size or b.shape != (w.shape[0],):
+            raise PolicyFileError(f"{name} {i} has weight {w.shape} / bias {b.shape}, "
+                                  f"expected input size {size}")
+        size = w.shape[0]
+    return size
+
+
 class MlpActor:
     """The actor network of an ``mlp`` policy file, evaluated with numpy (logits from the
     observation vector)."""
@@ -108,13 +119,7 @@ class MlpActor:
         self.layers = [(w.astype(np.float32), b.astype(np.float32)) for w, b in layers]
         self.action = (action[0].astype(np.float32), action[1].astype(np.float32))
         self.config = dict(config or {})
-        size = OBS_SIZE
-        for i, (w, b) in enumerate(self.layers + [self.action]):
-            if w.ndim != 2 or w.shape[1] != size or b.shape != (w.shape[0],):
-                raise PolicyFileError(
-                    f"layer {i} has weight {w.shape} / bias {b.shape}, expected input size "
-                    f"{size} (the observation has {OBS_SIZE} entries)")
-            size = w.shape[0]
+        size = _check_chain(self.layers + [self.action], OBS_SIZE, "layer")
         if size != 52:
             raise PolicyFileError(f"the action layer gives {size} logits, expected 52")
         # transposed contiguous copies make the products below fast for single vectors
@@ -164,13 +169,7 @@ class ExpertPriorActor:
         if version != FEATURES_VERSION:
             raise PolicyFileError(f"the policy was trained on card features version {version}; "
                                   f"this cribenv computes version {FEATURES_VERSION}")
-        size = NUM_FEATURES
-        for i, (w, b) in enumerate(layers):
-            if w.ndim != 2 or w.shape[1] != size or b.shape != (w.shape[0],):
-                raise PolicyFileError(f"card layer {i} has weight {w.shape} / bias {b.shape}, "
-                                      f"expected input size {size}")
-            size = w.shape[0]
-        if not layers or size != 1:
+        if not layers or _check_chain(layers, NUM_FEATURES, "card layer") != 1:
             raise PolicyFileError("the card network must end in one output per card")
         self.beta = float(beta)
         self._forward = [(np.ascontiguousarray(w.T, np.float32), b.astype(np.float32))
@@ -265,16 +264,8 @@ class KeepsActor(MlpActor):
                  config: dict[str, Any] | None = None) -> None:
         super().__init__(layers, action, activation, config)
         width = self.layers[-1][0].shape[0] if self.layers else OBS_SIZE
-        if ctx[0].ndim != 2 or ctx[0].shape[1] != width or ctx[1].shape != (ctx[0].shape[0],):
-            raise PolicyFileError(f"keep.ctx has weight {ctx[0].shape} / bias {ctx[1].shape}, "
-                                  f"expected input size {width}")
-        size = THROW_FEATURES + ctx[0].shape[0]
-        for i, (w, b) in enumerate(keep_layers):
-            if w.ndim != 2 or w.shape[1] != size or b.shape != (w.shape[0],):
-                raise PolicyFileError(f"keep layer {i} has weight {w.shape} / bias {b.shape}, "
-                                      f"expected input size {size}")
-            size = w.shape[0]
-        if not keep_layers or size != 1:
+        size = THROW_FEATURES + _check_chain([ctx], width, "keep.ctx layer")
+        if not keep_layers or _check_chain(keep_layers, size, "keep layer") != 1:
             raise PolicyFileError("the throw head must end in one output per throw")
         self._ctx = (np.ascontiguousarray(ctx[0].T, np.float32), ctx[1].astype(np.float32))
         self._keep = [(np.ascontiguousarray(w.T, np.float32), b.astype(np.float32))

@@ -356,3 +356,20 @@ def test_rollouts_sample_from_the_policy_the_update_trains(tmp_path, head):
     assert len(rows) >= 3
     assert max(abs(float(r["approx_kl"])) for r in rows) < 1e-6
     assert max(float(r["clipfrac"]) for r in rows) == 0.0
+
+
+def test_damaged_keeps_policy_files_are_refused_naming_the_part(tmp_path):
+    from agents.ppo import PolicyFileError, save_tensors
+
+    cfg = SelfPlayConfig(policy="keeps", net_arch=[16], keep_arch=[8], keep_ctx=4)
+    tensors = selfplay.export_arrays(make_network(cfg))
+    meta = {"arch": "keeps", "activation": "relu"}
+    no_head = {k: v for k, v in tensors.items() if not k.startswith("keep.ctx")}
+    with pytest.raises(PolicyFileError, match="no throw head"):
+        load_policy(save_tensors(tmp_path / "a.safetensors", no_head, meta))
+    wrong = {**tensors, "keep.0.weight": tensors["keep.0.weight"][:, :-1]}
+    with pytest.raises(PolicyFileError, match=r"keep layer 0 has weight \(8, 37\)"):
+        load_policy(save_tensors(tmp_path / "b.safetensors", wrong, meta))
+    two_outputs = {**tensors, "keep.1.weight": np.zeros((2, 8)), "keep.1.bias": np.zeros(2)}
+    with pytest.raises(PolicyFileError, match="one output per throw"):
+        load_policy(save_tensors(tmp_path / "c.safetensors", two_outputs, meta))
