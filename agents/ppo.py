@@ -106,6 +106,18 @@ def _check_chain(layers: list[tuple[np.ndarray, np.ndarray]], size: int, name: s
     return size
 
 
+def _forward_chain(layers: list[tuple[np.ndarray, np.ndarray]], x: np.ndarray,
+                   activation: Any) -> np.ndarray:
+    """``x`` through transposed ``layers`` (``(in, out)`` weights), ``activation`` between them
+    and none after the last."""
+    last = len(layers) - 1
+    for i, (wt, b) in enumerate(layers):
+        x = x @ wt + b
+        if i < last:
+            x = activation(x)
+    return x
+
+
 class MlpActor:
     """The actor network of an ``mlp`` policy file, evaluated with numpy (logits from the
     observation vector)."""
@@ -143,14 +155,18 @@ class MlpActor:
         return cls(layers, (tensors["action.weight"], tensors["action.bias"]),
                    config.get("activation", "tanh"), config)
 
-    def logits(self, obs: np.ndarray) -> np.ndarray:
-        """Unmasked logits for one observation vector or a batch (rows)."""
+    def hidden(self, obs: np.ndarray) -> np.ndarray:
+        """The last hidden layer's activations for one observation vector or a batch."""
         h = np.asarray(obs, np.float32)
         act = self.activation
         for wt, b in self._forward:
             h = act(h @ wt + b)
+        return h
+
+    def logits(self, obs: np.ndarray) -> np.ndarray:
+        """Unmasked logits for one observation vector or a batch (rows)."""
         wt, b = self._head
-        return h @ wt + b
+        return self.hidden(obs) @ wt + b
 
 
 class ExpertPriorActor:
@@ -187,12 +203,7 @@ class ExpertPriorActor:
 
     def card_logits(self, prior: np.ndarray, features: np.ndarray) -> np.ndarray:
         """Logits of cards given their expert values (n,) and feature rows (n, F)."""
-        h = np.asarray(features, np.float32)
-        last = len(self._forward) - 1
-        for i, (wt, b) in enumerate(self._forward):
-            h = h @ wt + b
-            if i < last:
-                h = self.activation(h)
+        h = _forward_chain(self._forward, np.asarray(features, np.float32), self.activation)
         return self.beta * np.asarray(prior, np.float32) + h[..., 0]
 
     def logits(self, obs: np.ndarray) -> np.ndarray:
@@ -286,9 +297,7 @@ class KeepsActor(MlpActor):
         x = np.asarray(obs, np.float32)
         single = x.ndim == 1
         x = x.reshape(1, -1) if single else x
-        h = x
-        for wt, b in self._forward:
-            h = self.activation(h @ wt + b)
+        h = self.hidden(x)
         out = h @ self._head[0] + self._head[1]
         own = (x[:, :52] + x[:, 52:104]) > 0
         for n, (thrown, kept, member) in self._tables.items():
@@ -306,12 +315,7 @@ class KeepsActor(MlpActor):
         feats = throw_features(cards, thrown, kept)
         z = np.concatenate([feats, np.broadcast_to(ctx[:, None], (*feats.shape[:2],
                                                                    ctx.shape[1]))], -1)
-        last = len(self._keep) - 1
-        for i, (wt, b) in enumerate(self._keep):
-            z = z @ wt + b
-            if i < last:
-                z = self.activation(z)
-        score = z[..., 0]
+        score = _forward_chain(self._keep, z, self.activation)[..., 0]
         laid = x[np.arange(len(x))[:, None], 52 + cards] > 0          # (B, n)
         valid = (laid[:, thrown].sum(-1) == laid.sum(-1, keepdims=True))  # (B, T)
         s = np.where(valid[:, None, :] & member[None], score[:, None, :], np.float32(-1e9))

@@ -282,6 +282,11 @@ def throw_logits(obs, h, logits, ctx, score_net, tables):
     from agents.ppo import PHASE_DISCARD
 
     torch = _torch()
+    one_hot = torch.nn.functional.one_hot
+
+    def counts(ids):
+        return torch.cat([one_hot(ids >> 2, 13).sum(-2), one_hot(ids & 3, 4).sum(-2)], -1)
+
     own = (obs[:, :52] + obs[:, 52:104]) > 0
     n_own = own.sum(1)
     discard = obs[:, PHASE_DISCARD] > 0
@@ -292,11 +297,6 @@ def throw_logits(obs, h, logits, ctx, score_net, tables):
             continue
         member, thrown, kept = (t.to(obs.device) for t in (member, thrown, kept))
         cards = torch.nonzero(own[rows])[:, 1].view(-1, n)
-
-        def counts(ids):
-            f = torch.nn.functional.one_hot
-            return torch.cat([f(ids >> 2, 13).sum(-2), f(ids & 3, 4).sum(-2)], -1)
-
         feats = torch.cat([counts(cards[:, kept]), counts(cards[:, thrown])], -1).float()
         c = ctx(h[rows])
         z = torch.cat([feats, c[:, None, :].expand(-1, feats.shape[1], -1)], -1)
@@ -325,20 +325,20 @@ def export_arrays(net) -> dict[str, np.ndarray]:
     torch = _torch()
     out: dict[str, np.ndarray] = {}
     linears = [m for m in net.actor if isinstance(m, torch.nn.Linear)]
+
+    def put(name: str, w, b) -> None:
+        out[f"{name}.weight"] = w.detach().cpu().numpy().copy()
+        out[f"{name}.bias"] = b.detach().cpu().numpy().copy()
+
     with torch.no_grad():
         for i, m in enumerate(linears):
-            out[f"pi.{i}.weight"] = m.weight.detach().cpu().numpy().copy()
-            out[f"pi.{i}.bias"] = m.bias.detach().cpu().numpy().copy()
-        w, b = net.action_layer()
-        out["action.weight"] = w.detach().cpu().numpy().copy()
-        out["action.bias"] = b.detach().cpu().numpy().copy()
+            put(f"pi.{i}", m.weight, m.bias)
+        put("action", *net.action_layer())
         if getattr(net, "keeps", False):
-            out["keep.ctx.weight"] = net.keep_ctx.weight.detach().cpu().numpy().copy()
-            out["keep.ctx.bias"] = net.keep_ctx.bias.detach().cpu().numpy().copy()
+            put("keep.ctx", net.keep_ctx.weight, net.keep_ctx.bias)
             keep = [m for m in net.keep_net.modules() if isinstance(m, torch.nn.Linear)]
             for i, m in enumerate(keep):
-                out[f"keep.{i}.weight"] = m.weight.detach().cpu().numpy().copy()
-                out[f"keep.{i}.bias"] = m.bias.detach().cpu().numpy().copy()
+                put(f"keep.{i}", m.weight, m.bias)
     return out
 
 
