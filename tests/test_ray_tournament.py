@@ -14,12 +14,13 @@ import pytest
 
 pytest.importorskip("ray", reason="the 'ray' extra is not installed")
 
+from ray_cluster import MB, head_and_worker  # noqa: E402
+
 from agents.tournament import run_tournament  # noqa: E402
 from agents.tournament.storage import connect, fetch_rows  # noqa: E402
 from cribenv.cli import main  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-MB = 1024 ** 2
 AGENTS = ["greedy", "expert"]
 GAMES = 40
 
@@ -50,21 +51,9 @@ def clean_rows(tmp_path_factory):
 @pytest.fixture
 def cluster():
     """A head node without CPUs (the games go to the worker nodes) and one worker, A."""
-    import ray
-    from ray.cluster_utils import Cluster
-
-    c = Cluster(initialize_head=True, head_node_args={
-        "num_cpus": 0, "include_dashboard": False, "object_store_memory": 100 * MB,
-        # notice a dead node within about two seconds
-        "_system_config": {"health_check_period_ms": 500, "health_check_failure_threshold": 3},
-    })
-    a = c.add_node(num_cpus=1, object_store_memory=100 * MB)
-    c.wait_for_nodes()
-    try:
-        yield c, a
-    finally:
-        ray.shutdown()
-        c.shutdown()
+    # notice a dead node within about two seconds
+    yield from head_and_worker(1, _system_config={"health_check_period_ms": 500,
+                                                  "health_check_failure_threshold": 3})
 
 
 @pytest.mark.slow

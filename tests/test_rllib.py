@@ -15,11 +15,11 @@ import pytest
 pytest.importorskip("ray", reason="the 'rllib' extra (ray) is not installed")
 torch = pytest.importorskip("torch", reason="the 'train' extra (torch) is not installed")
 
+from ray_cluster import head_and_worker  # noqa: E402
+
 from agents.ppo import MlpActor, PPOAgent  # noqa: E402
 from cribenv.integrations import rllib  # noqa: E402
 from cribenv.observation import OBS_SIZE  # noqa: E402
-
-MB = 1024 ** 2
 
 
 def make_module(hidden=(8,)):
@@ -96,18 +96,7 @@ def test_env_refuses_unknown_settings_and_actions_out_of_turn():
 @pytest.fixture(scope="module")
 def cluster():
     """A head node without CPUs (so no env runner can sit there) and a worker with 2."""
-    import ray
-    from ray.cluster_utils import Cluster
-
-    c = Cluster(initialize_head=True, head_node_args={
-        "num_cpus": 0, "include_dashboard": False, "object_store_memory": 100 * MB})
-    worker = c.add_node(num_cpus=2, object_store_memory=100 * MB)
-    c.wait_for_nodes()
-    try:
-        yield c, worker
-    finally:
-        ray.shutdown()
-        c.shutdown()
+    yield from head_and_worker(2)
 
 
 @pytest.mark.slow

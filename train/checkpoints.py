@@ -115,9 +115,35 @@ def has_checkpoint(run_dir: Path) -> bool:
     return (run_dir / "checkpoints" / "LATEST").exists()
 
 
-def read_checkpoint(run_dir: Path) -> tuple[Path, dict[str, Any]]:
+def run_settings(config: Any, run_dir: Path, resume: bool
+                 ) -> tuple[Any, dict[str, tuple[Any, Any]]]:
+    """The settings a run goes on with, and what a resume changed (checks only; nothing
+    written). A new run keeps ``config`` and refuses a ``run_dir`` that already holds a
+    checkpoint; a resume reads the run's own ``config.json`` (of ``config``'s kind: another
+    backend's is refused) and applies ``config``'s resumable settings (:func:`resume_settings`)."""
+    config_file = run_dir / "config.json"
+    if not resume:
+        if has_checkpoint(run_dir):
+            raise CheckpointError(f"{run_dir} already holds a run: pass --resume to continue "
+                                  f"it, or choose another --run-dir")
+        return config, {}
+    if not config_file.is_file():
+        raise CheckpointError(f"nothing to resume: {config_file} does not exist")
+    kind = type(config)
+    try:
+        saved = kind.load(config_file)
+    except (ValueError, TypeError) as exc:
+        raise CheckpointError(f"{config_file} does not hold {kind.__name__} settings ({exc}); "
+                              f"was the run made with another --backend?") from None
+    return resume_settings(saved, config.to_dict(), kind.RESUMABLE)
+
+
+def read_checkpoint(run_dir: Path, trainer: str | None = None, fingerprint: str | None = None
+                    ) -> tuple[Path, dict[str, Any]]:
     """The folder named by ``LATEST`` and its ``state.json`` (any trainer's), checked: present,
-    complete, JSON, of this checkpoint format (the ``format`` key removed)."""
+    complete, JSON, of this checkpoint format (the ``format`` key removed); with ``trainer``,
+    written by that trainer (the ``trainer`` key removed); with ``fingerprint``, made with
+    those settings."""
     latest = run_dir / "checkpoints" / "LATEST"
     if not latest.is_file():
         raise CheckpointError(f"nothing to resume: no checkpoint in {run_dir / 'checkpoints'}")
@@ -138,21 +164,24 @@ def read_checkpoint(run_dir: Path) -> tuple[Path, dict[str, Any]]:
                               f"({exc})") from None
     if not isinstance(data, dict) or data.pop("format", None) != CHECKPOINT_FORMAT:
         raise CheckpointError(f"checkpoint {ckpt} is not a {CHECKPOINT_FORMAT} checkpoint")
+    if trainer is not None and data.pop("trainer", None) != trainer:
+        raise CheckpointError(f"checkpoint {ckpt} is not a {trainer} checkpoint; was the run "
+                              f"made with another --backend?")
+    if fingerprint is not None and data.get("fingerprint") != fingerprint:
+        raise CheckpointError(
+            f"checkpoint {ckpt} was made with different settings (fingerprint "
+            f"{data.get('fingerprint')}, config.json gives {fingerprint}); resume with the "
+            f"run's own config.json or start a new run directory")
     return ckpt, data
 
 
 def load_checkpoint(run_dir: Path, config: TrainConfig) -> tuple[Path, RunState]:
     """The newest complete checkpoint of ``run_dir``; clear errors when it cannot be used."""
-    ckpt, data = read_checkpoint(run_dir)
+    ckpt, data = read_checkpoint(run_dir, fingerprint=config.fingerprint())
     try:
         state = RunState(**data)
     except TypeError as exc:
         raise CheckpointError(f"checkpoint {ckpt} has unexpected contents: {exc}") from None
-    if state.fingerprint != config.fingerprint():
-        raise CheckpointError(
-            f"checkpoint {ckpt} was made with different settings (fingerprint "
-            f"{state.fingerprint}, config.json gives {config.fingerprint()}); resume with the "
-            f"run's own config.json or start a new run directory")
     return ckpt, state
 
 

@@ -37,8 +37,8 @@ from typing import Any
 
 from train.checkpoints import (
     CheckpointError,
-    has_checkpoint,
     read_checkpoint,
+    run_settings,
     save_checkpoint,
     truncate_log,
 )
@@ -251,29 +251,13 @@ def ckpt_step(ckpt: Path) -> int:
 def _open_run(config: RLlibConfig, run_dir: Path, resume: bool
               ) -> tuple[RLlibConfig, dict[str, Any], Path | None]:
     """The settings, state and checkpoint a run starts from (checked; nothing written)."""
-    config_file = run_dir / "config.json"
+    config, _ = run_settings(config, run_dir, resume)
     if not resume:
-        if has_checkpoint(run_dir):
-            raise CheckpointError(f"{run_dir} already holds a run: pass --resume to continue "
-                                  f"it, or choose another --run-dir")
         state = {"step": 0, "iteration": 0, "next_checkpoint": config.checkpoint_every,
                  "wall_s": 0.0, "fingerprint": config.fingerprint()}
         return config, state, None
-    if not config_file.is_file():
-        raise CheckpointError(f"nothing to resume: {config_file} does not exist")
-    try:
-        saved = RLlibConfig.load(config_file)
-    except (ValueError, TypeError) as exc:
-        raise CheckpointError(f"{config_file} is not an rllib run's settings ({exc}); was it "
-                              f"made with another --backend?") from None
-    for name in RLlibConfig.RESUMABLE:  # the length and hardware may change on resume
-        setattr(saved, name, getattr(config, name))
-    ckpt, state = read_checkpoint(run_dir)
-    if state.pop("trainer", None) != TRAINER:
-        raise CheckpointError(f"checkpoint {ckpt} is not an rllib checkpoint")
-    if state["fingerprint"] != saved.fingerprint():
-        raise CheckpointError(f"checkpoint {ckpt} was made with different settings")
-    return saved, state, ckpt
+    ckpt, state = read_checkpoint(run_dir, TRAINER, config.fingerprint())
+    return config, state, ckpt
 
 
 def _checkpoint(run_dir: Path, algo, state: dict[str, Any]) -> Path:

@@ -34,11 +34,10 @@ from train.checkpoints import (
     CheckpointError,
     RunState,
     describe_resume,
-    has_checkpoint,
     load_checkpoint,
     load_model,
-    resume_settings,
     rng_state,
+    run_settings,
     save_checkpoint,
     set_rng_state,
     truncate_log,
@@ -123,24 +122,15 @@ def train(config: TrainConfig, run_dir: str | Path, resume: bool = False,
     from tqdm import tqdm
 
     run_dir = Path(run_dir)
+    config, changed = run_settings(config, run_dir, resume)
     torch.set_num_threads(config.threads)
-    config_file = run_dir / "config.json"
     if resume:
-        if not config_file.is_file():
-            raise CheckpointError(f"nothing to resume: {config_file} does not exist")
-        # the length, hardware and bookkeeping may change on resume; the rest must match
-        config, changed = resume_settings(TrainConfig.load(config_file), config.to_dict(),
-                                          TrainConfig.RESUMABLE)
-        torch.set_num_threads(config.threads)
         ckpt, state = load_checkpoint(run_dir, config)
         if changed:
-            config.save(config_file)   # the run's settings from now on
+            config.save(run_dir / "config.json")   # the run's settings from now on
     else:
-        if has_checkpoint(run_dir):
-            raise CheckpointError(f"{run_dir} already holds a run: pass --resume to continue "
-                                  f"it, or choose another --run-dir")
         run_dir.mkdir(parents=True, exist_ok=True)
-        config.save(config_file)
+        config.save(run_dir / "config.json")
         ckpt, state = None, None
 
     pool = OpponentPool(config, seed=config.seed)

@@ -53,9 +53,8 @@ from cribenv.vector import VectorGame
 from train.checkpoints import (
     CheckpointError,
     describe_resume,
-    has_checkpoint,
     read_checkpoint,
-    resume_settings,
+    run_settings,
     save_checkpoint,
     truncate_log,
 )
@@ -871,40 +870,23 @@ def _update(net, optimizer, batch: dict[str, np.ndarray], config: SelfPlayConfig
 
 def _open_run(config: SelfPlayConfig, run_dir: Path, resume: bool
               ) -> tuple[SelfPlayConfig, dict[str, Any], Path | None]:
-    config_file = run_dir / "config.json"
+    config, changed = run_settings(config, run_dir, resume)
     if not resume:
-        if has_checkpoint(run_dir):
-            raise CheckpointError(f"{run_dir} already holds a run: pass --resume to continue "
-                                  f"it, or choose another --run-dir")
         (run_dir / "pool").mkdir(parents=True, exist_ok=True)
-        config.save(config_file)
+        config.save(run_dir / "config.json")
         state = {"step": 0, "engine_steps": 0, "updates": 0, "games_started": 0,
                  "next_snapshot": 0, "next_eval": 0, "next_checkpoint": config.checkpoint_every,
                  "wall_s": 0.0, "evals": [], "fingerprint": config.fingerprint()}
         return config, state, None
-    if not config_file.is_file():
-        raise CheckpointError(f"nothing to resume: {config_file} does not exist")
-    try:
-        saved = SelfPlayConfig.load(config_file)
-    except (ValueError, TypeError) as exc:
-        raise CheckpointError(f"{config_file} is not a self-play run's settings ({exc}); "
-                              f"was it made with --backend sb3?") from None
-    # the length, hardware and bookkeeping may change on resume; the rest must match
-    saved, changed = resume_settings(saved, config.to_dict(), SelfPlayConfig.RESUMABLE)
-    ckpt, state = read_checkpoint(run_dir)
-    if state.get("trainer") != TRAINER:
-        raise CheckpointError(f"checkpoint {ckpt} is not a self-play checkpoint")
-    if state.get("fingerprint") != saved.fingerprint():
-        raise CheckpointError(f"checkpoint {ckpt} was made with different settings than "
-                              f"{config_file}")
+    ckpt, state = read_checkpoint(run_dir, TRAINER, config.fingerprint())
     if changed:
-        saved.save(config_file)   # the run's settings from now on
-    _torch().set_num_threads(saved.threads)   # the run's own hardware settings
+        config.save(run_dir / "config.json")   # the run's settings from now on
+    _torch().set_num_threads(config.threads)   # the run's own hardware settings
     import numba
 
-    numba.set_num_threads(min(saved.engine_threads, numba.config.NUMBA_NUM_THREADS))
-    state["resume_note"] = describe_resume(saved, changed, SelfPlayConfig.RESUMABLE)
-    return saved, state, ckpt
+    numba.set_num_threads(min(config.engine_threads, numba.config.NUMBA_NUM_THREADS))
+    state["resume_note"] = describe_resume(config, changed, SelfPlayConfig.RESUMABLE)
+    return config, state, ckpt
 
 
 def _checkpoint(run_dir: Path, net, optimizer, gen, rng: np.random.Generator,
@@ -943,7 +925,6 @@ def _restore(ckpt: Path, state: dict[str, Any], net, optimizer, gen,
     optimizer.load_state_dict(saved["optimizer"])
     gen.set_state(saved["torch_gen"])
     rng.bit_generator.state = state.pop("numpy_rng")
-    state.pop("trainer")
     for entry in state.pop("pool"):
         path = run_dir / "pool" / entry["name"]
         if not path.is_file():
