@@ -115,26 +115,32 @@ def has_checkpoint(run_dir: Path) -> bool:
     return (run_dir / "checkpoints" / "LATEST").exists()
 
 
+def saved_settings(kind: type, run_dir: Path) -> Any:
+    """The settings ``run_dir/config.json`` holds, as ``kind`` (a settings class); a
+    :class:`CheckpointError` when there is none or it holds another backend's."""
+    config_file = run_dir / "config.json"
+    if not config_file.is_file():
+        raise CheckpointError(f"nothing to resume: {config_file} does not exist")
+    try:
+        return kind.load(config_file)
+    except (ValueError, TypeError) as exc:
+        raise CheckpointError(f"{config_file} does not hold {kind.KIND} settings ({exc}); "
+                              f"was the run made with another --backend?") from None
+
+
 def run_settings(config: Any, run_dir: Path, resume: bool
                  ) -> tuple[Any, dict[str, tuple[Any, Any]]]:
     """The settings a run goes on with, and what a resume changed (checks only; nothing
     written). A new run keeps ``config`` and refuses a ``run_dir`` that already holds a
     checkpoint; a resume reads the run's own ``config.json`` (of ``config``'s kind: another
     backend's is refused) and applies ``config``'s resumable settings (:func:`resume_settings`)."""
-    config_file = run_dir / "config.json"
     if not resume:
         if has_checkpoint(run_dir):
             raise CheckpointError(f"{run_dir} already holds a run: pass --resume to continue "
                                   f"it, or choose another --run-dir")
         return config, {}
-    if not config_file.is_file():
-        raise CheckpointError(f"nothing to resume: {config_file} does not exist")
     kind = type(config)
-    try:
-        saved = kind.load(config_file)
-    except (ValueError, TypeError) as exc:
-        raise CheckpointError(f"{config_file} does not hold {kind.__name__} settings ({exc}); "
-                              f"was the run made with another --backend?") from None
+    saved = saved_settings(kind, run_dir)
     return resume_settings(saved, config.to_dict(), kind.RESUMABLE)
 
 

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import json
 from dataclasses import fields
 from pathlib import Path
 
 from cribenv.checks import writable_dir
-from train.checkpoints import CheckpointError, read_checkpoint, resume_settings
-from train.config import HELP, TrainConfig
+from train.checkpoints import read_checkpoint, resume_settings, saved_settings
+from train.config import HELP, TrainConfig, read_settings
 from train.selfplay import SelfPlayConfig
 
 BACKENDS = ("selfplay", "sb3", "rllib")
@@ -99,21 +98,6 @@ def _bool(text: str) -> bool:
     raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
 
 
-def read_settings(path: str | Path, what: str) -> dict:
-    """The JSON object of settings in ``path`` (ValueError naming the file otherwise)."""
-    path = Path(path)
-    try:
-        data = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise ValueError(f"{what} {str(path)!r} does not exist") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"{what} {str(path)!r} is not a readable JSON file: {exc}") from None
-    if not isinstance(data, dict):
-        raise ValueError(f"{what} {str(path)!r} must hold a JSON object of settings, got "
-                         f"{type(data).__name__}")
-    return data
-
-
 def requested_settings(args: argparse.Namespace) -> dict:
     """The settings asked for: those of --config, then the flags given (never the defaults)."""
     kind, _ = _backend(getattr(args, "backend", "selfplay"))
@@ -140,16 +124,7 @@ def build_config(args: argparse.Namespace):
     data = requested_settings(args)
     if not getattr(args, "resume", False):
         return kind.from_dict(data)
-    config_file = Path(args.run_dir) / "config.json"
-    if not config_file.is_file():
-        raise CheckpointError(f"nothing to resume: {config_file} does not exist")
-    try:
-        saved = kind.from_dict(read_settings(config_file, "the run's settings"))
-    except (TypeError, CheckpointError):
-        raise
-    except ValueError as exc:
-        raise ValueError(f"{config_file} does not hold {args.backend} settings ({exc}); was "
-                         f"the run made with another --backend?") from None
+    saved = saved_settings(kind, Path(args.run_dir))
     kind.from_dict({**saved.to_dict(), **data})   # each value checked as for a new run
     return resume_settings(saved, data, kind.RESUMABLE)[0]
 

@@ -9,6 +9,22 @@ from pathlib import Path
 from typing import Any
 
 
+def read_settings(path: str | Path, what: str) -> dict:
+    """The JSON object of settings in ``path`` (ValueError naming ``what`` and the file
+    otherwise)."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise ValueError(f"{what} {str(path)!r} does not exist") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{what} {str(path)!r} is not a readable JSON file: {exc}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{what} {str(path)!r} must hold a JSON object of settings, got "
+                         f"{type(data).__name__}")
+    return data
+
+
 class RunSettings:
     """What the settings of every backend share (``TrainConfig``, ``SelfPlayConfig``,
     ``RLlibConfig``): a dataclass saved as ``config.json`` in the run folder, whose
@@ -54,15 +70,7 @@ class RunSettings:
 
     @classmethod
     def load(cls, path: str | Path):
-        try:
-            data = json.loads(Path(path).read_text())
-        except FileNotFoundError:
-            raise ValueError(f"no config file at {path}") from None
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path} is not valid JSON: {exc}") from None
-        if not isinstance(data, dict):
-            raise ValueError(f"{path} must hold a JSON object of settings")
-        return cls.from_dict(data)
+        return cls.from_dict(read_settings(path, "the settings file"))
 
 
 @dataclass
