@@ -171,6 +171,39 @@ def test_export_round_trip_torch_equals_numpy(tmp_path, head, players):
     assert policy.arch == ("keeps" if head == "keeps" else "mlp")
 
 
+@pytest.mark.parametrize("head,players", [("mlp", 2), ("cards", 2), ("keeps", 2),
+                                          ("keeps", 4)])
+def test_update_sparse_path_equals_the_dense_network(head, players):
+    """The update computes the first layers from the observations' non-zero entries
+    (``sparse_rows`` + ``logits_and_value``, with its own backward): the same logits, values
+    and gradients as the dense ``logits`` / ``value``."""
+    cfg = SelfPlayConfig(policy=head, net_arch=[32, 16], card_dim=8, keep_arch=[16],
+                         keep_ctx=8, num_players=players)
+    net = _perturbed_network(cfg)
+    x = torch.from_numpy(_random_observations(players))
+    rows = selfplay.sparse_rows(x, keep_dense=head == "keeps")
+    assert rows.idx.shape[1] == int((x != 0).sum(1).max()) < OBS_SIZE // 8
+    dense_x = torch.zeros_like(x).scatter_add_(1, rows.idx, rows.val)
+    assert torch.equal(dense_x, x)                    # the rows hold every entry, once
+    weights = torch.randn(len(x), 52)
+
+    def grads(loss):
+        net.zero_grad()
+        loss.backward()
+        return [p.grad.clone() for p in net.parameters()]
+
+    logits, value = net.logits_and_value(rows)
+    sparse = grads((logits.clamp(-50, 50) * weights).sum() + value.square().sum())
+    dense_logits, dense_value = net.logits(x), net.value(x)
+    dense = grads((dense_logits.clamp(-50, 50) * weights).sum() + dense_value.square().sum())
+    torch.testing.assert_close(logits, dense_logits, rtol=1e-5, atol=1e-4)
+    torch.testing.assert_close(value, dense_value, rtol=1e-5, atol=1e-4)
+    for (name, _), g, h in zip(net.named_parameters(), sparse, dense):
+        torch.testing.assert_close(g, h, rtol=1e-4, atol=1e-3, msg=name)
+    sub = rows[torch.tensor([3, 1])]                 # minibatches index every part
+    assert torch.equal(sub.idx, rows.idx[[3, 1]]) and torch.equal(sub.val, rows.val[[3, 1]])
+
+
 def test_throw_head_is_one_distribution_over_the_ways_to_throw(tmp_path):
     """With 2 players each discard decision scores the 15 pairs of the six cards held (from
     that decision's observation): P(first card c) = sum of softmax(scores) over the pairs

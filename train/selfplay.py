@@ -203,10 +203,76 @@ def _init(layer, std: float):
     return layer
 
 
+@dataclass(frozen=True)
+class SparseRows:
+    """A batch of observations as their non-zero entries, for the update's first layers (an
+    observation has about 45 non-zero entries of 601): row ``i`` is the sum over ``k`` of
+    ``val[i, k]`` times the unit vector ``idx[i, k]``; rows with fewer entries are padded with
+    index 0 and value 0. ``dense`` keeps the rows themselves where a head reads them (the throw
+    head); None otherwise."""
+
+    idx: Any
+    val: Any
+    dense: Any = None
+
+    def __getitem__(self, rows) -> SparseRows:
+        """The rows ``rows`` (a slice or an index tensor) of every part."""
+        return SparseRows(self.idx[rows], self.val[rows],
+                          None if self.dense is None else self.dense[rows])
+
+
+def sparse_rows(obs, keep_dense: bool = False) -> SparseRows:
+    """``obs`` (a float tensor ``(n, OBS_SIZE)``) as :class:`SparseRows`.
+
+    >>> import torch
+    >>> s = sparse_rows(torch.tensor([[0.0, 2.0, 0.0, 1.0], [0.5, 0.0, 0.0, 0.0]]))
+    >>> s.idx.tolist(), s.val.tolist()
+    ([[1, 3], [0, 0]], [[2.0, 1.0], [0.5, 0.0]])
+    """
+    torch = _torch()
+    nz = obs != 0
+    count = nz.sum(1)
+    rows, cols = nz.nonzero(as_tuple=True)          # row-major: each row's columns ascending
+    pos = torch.arange(len(rows), device=obs.device) - (count.cumsum(0) - count)[rows]
+    k = max(1, int(count.max())) if len(count) else 1
+    idx = torch.zeros((len(obs), k), dtype=torch.int64, device=obs.device)
+    val = torch.zeros((len(obs), k), dtype=obs.dtype, device=obs.device)
+    idx[rows, pos] = cols
+    val[rows, pos] = obs[rows, cols]
+    return SparseRows(idx, val, obs if keep_dense else None)
+
+
+def _sparse_linear():
+    """``x @ weight`` for ``x`` given as (idx, val) rows (see :class:`SparseRows`), ``weight``
+    ``(in, out)``: an ``embedding_bag`` sum forward; the weight's gradient as a sparse
+    ``x.T @ grad`` (``embedding_bag``'s own backward is slower on CPU than the dense layer)."""
+    torch = _torch()
+
+    class SparseLinear(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, idx, val, weight):
+            ctx.save_for_backward(idx, val)
+            ctx.size_in = weight.shape[0]
+            return torch.nn.functional.embedding_bag(idx, weight, per_sample_weights=val,
+                                                     mode="sum")
+
+        @staticmethod
+        def backward(ctx, grad):
+            idx, val = ctx.saved_tensors
+            n, k = idx.shape
+            rows = torch.arange(n, device=idx.device).repeat_interleave(k)
+            xt = torch.sparse_coo_tensor(torch.stack([idx.reshape(-1), rows]), val.reshape(-1),
+                                         (ctx.size_in, n), check_invariants=False)
+            return None, None, torch.sparse.mm(xt, grad.contiguous())
+
+    return SparseLinear.apply
+
+
 def make_network(config: SelfPlayConfig):
     """The actor-critic of ``config`` (a ``torch.nn.Module``)."""
     torch = _torch()
     nn = torch.nn
+    sparse_linear = _sparse_linear()
 
     class ActorCritic(nn.Module):
         """Actor: MLP -> 52 logits (linear or per-card head). Critic: its own MLP -> 1."""
@@ -253,6 +319,22 @@ def make_network(config: SelfPlayConfig):
         def value(self, obs):
             return self.critic(obs).squeeze(-1)
 
+        def logits_and_value(self, x: SparseRows):
+            """``(logits, value)`` of observations given as :class:`SparseRows`: the same
+            numbers as ``logits`` and ``value`` of the dense rows (up to float rounding), the
+            actor's and critic's first layers computed together from the non-zero entries."""
+            a0, c0 = self.actor[0], self.critic[0][0]
+            width = a0.out_features
+            w = torch.cat([a0.weight, c0.weight]).t().contiguous()      # (OBS_SIZE, 2 width)
+            z = sparse_linear(x.idx, x.val, w) + torch.cat([a0.bias, c0.bias])
+            h = self.actor[1:](z[:, :width])
+            v = self.critic[1:](self.critic[0][1:](z[:, width:])).squeeze(-1)
+            w_out, b_out = self.action_layer()
+            out = h @ w_out.T + b_out
+            if self.keeps:
+                out = throw_logits(x.dense, h, out, self.keep_ctx, self.keep_net, self.tables)
+            return out, v
+
     return ActorCritic()
 
 
@@ -286,6 +368,7 @@ def throw_logits(obs, h, logits, ctx, score_net, tables):
     def counts(ids):
         return torch.cat([one_hot(ids >> 2, 13).sum(-2), one_hot(ids & 3, 4).sum(-2)], -1)
 
+    layers = [m for m in score_net.modules() if not isinstance(m, torch.nn.Sequential)]
     own = (obs[:, :52] + obs[:, 52:104]) > 0
     n_own = own.sum(1)
     discard = obs[:, PHASE_DISCARD] > 0
@@ -297,9 +380,16 @@ def throw_logits(obs, h, logits, ctx, score_net, tables):
         member, thrown, kept = (t.to(obs.device) for t in (member, thrown, kept))
         cards = torch.nonzero(own[rows])[:, 1].view(-1, n)
         feats = torch.cat([counts(cards[:, kept]), counts(cards[:, thrown])], -1).float()
-        c = ctx(h[rows])
-        z = torch.cat([feats, c[:, None, :].expand(-1, feats.shape[1], -1)], -1)
-        score = score_net(z).squeeze(-1)                                     # (B, T)
+        # the scorer's first layer on (feats, ctx): the ctx part is the same for every
+        # throw of a row, so it is computed once a row
+        first, *rest = layers
+        w_feats, w_ctx = first.weight.split([feats.shape[-1], first.in_features
+                                             - feats.shape[-1]], 1)
+        per_row = ctx(h[rows]) @ w_ctx.T + first.bias                       # (B, hidden)
+        z = feats @ w_feats.T + per_row[:, None, :]
+        for layer in rest:
+            z = layer(z)
+        score = z.squeeze(-1)                                                # (B, T)
         laid = obs[rows[:, None], 52 + cards] > 0                            # (B, n)
         valid = laid[:, thrown].sum(-1) == laid.sum(-1, keepdim=True)        # (B, T)
         s = torch.where(valid[:, None, :] & member[None], score[:, None, :],
@@ -678,7 +768,8 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
     device = torch.device(config.device)
     torch.manual_seed(config.seed)
     net = make_network(config).to(device)
-    optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate, eps=1e-5)
+    optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate, eps=1e-5,
+                                 fused=True)
     gen = torch.Generator().manual_seed(config.seed)
     rng = np.random.default_rng(config.seed)
     pool = SnapshotPool(config.pool_size, config.pool_priority)
@@ -821,26 +912,30 @@ def _update(net, optimizer, batch: dict[str, np.ndarray], config: SelfPlayConfig
     """``n_epochs`` passes of clipped PPO over shuffled minibatches of ``batch``."""
     torch = _torch()
     net.train()
-    t = {k: torch.from_numpy(np.ascontiguousarray(v)).to(device) for k, v in batch.items()
-         if k != "row"}
-    obs, mask, act = t["obs"], t["mask"], t["action"].long()
-    old_logp, adv, ret = t["logprob"].float(), t["advantages"].float(), t["returns"].float()
-    n = len(act)
+    t = {k: torch.from_numpy(np.ascontiguousarray(batch[k])).to(device)
+         for k in ("obs", "mask", "action", "logprob", "advantages", "returns")}
+    t["obs"] = sparse_rows(t["obs"], keep_dense=net.keeps)
+    t["action"] = t["action"].long()
+    n = len(t["action"])
     kls, clips, pls, vls, ents = [], [], [], [], []
     for _epoch in range(config.n_epochs):
         perm = torch.randperm(n, generator=gen).to(device)
+        shuffled = {k: v[perm] for k, v in t.items()}   # one gather an epoch; minibatches slice
         for start in range(0, n, config.minibatch_size):
-            mb = perm[start:start + config.minibatch_size]
-            logp_all = masked_log_probs(net.logits(obs[mb]), mask[mb])
-            logp = logp_all.gather(1, act[mb, None])[:, 0]
-            log_ratio = logp - old_logp[mb]
+            mb = slice(start, start + config.minibatch_size)
+            obs, mask, act = shuffled["obs"][mb], shuffled["mask"][mb], shuffled["action"][mb]
+            old_logp, a, ret = (shuffled[k][mb].float()
+                                for k in ("logprob", "advantages", "returns"))
+            logits, value = net.logits_and_value(obs)
+            logp_all = masked_log_probs(logits, mask)
+            logp = logp_all.gather(1, act[:, None])[:, 0]
+            log_ratio = logp - old_logp
             ratio = log_ratio.exp()
-            a = adv[mb]
-            a = (a - a.mean()) / (a.std() + 1e-8) if len(mb) > 1 else a
+            a = (a - a.mean()) / (a.std() + 1e-8) if len(a) > 1 else a
             pg = torch.max(-a * ratio, -a * ratio.clamp(1 - config.clip_range,
                                                         1 + config.clip_range)).mean()
-            v_loss = 0.5 * ((net.value(obs[mb]) - ret[mb]) ** 2).mean()
-            ent = entropy(logp_all, mask[mb]).mean()
+            v_loss = 0.5 * ((value - ret) ** 2).mean()
+            ent = entropy(logp_all, mask).mean()
             loss = pg - config.ent_coef * ent + config.vf_coef * v_loss
             optimizer.zero_grad()
             loss.backward()
