@@ -215,7 +215,31 @@ del _name
 
 
 class _TerminateIllegal(_FastAttributes, wrappers.TerminateIllegalWrapper):
-    """:class:`pettingzoo.utils.wrappers.TerminateIllegalWrapper` with direct attribute reads."""
+    """:class:`pettingzoo.utils.wrappers.TerminateIllegalWrapper` with direct attribute reads,
+    and its two methods without the pass-through frames: ``observe`` records the agent's
+    observation as PettingZoo's does; a legal card of an agent still playing (its mask in the
+    recorded observation dict) goes straight to the env. Everything else (no observation
+    recorded, an illegal card, dead steps, flat observations) takes PettingZoo's own code."""
+
+    def observe(self, agent: str) -> Any:
+        obs = self.env.observe(agent)  # type: ignore[attr-defined]
+        raw = self._raw
+        if agent == raw.agent_selection:
+            self._prev_obs = obs
+            self._prev_info = raw.infos.get(agent, {})
+        return obs
+
+    def step(self, action: Any) -> None:
+        prev = self._prev_obs
+        if type(action) is int and type(prev) is dict and not self._terminated:
+            raw = self._raw
+            agent = raw.agent_selection
+            if (not (raw.terminations[agent] or raw.truncations[agent])
+                    and prev["action_mask"][action]):
+                self._prev_obs = self._prev_info = None
+                raw.step(action)
+                return
+        super().step(action)
 
 
 class _AssertOutOfBounds(_FastAttributes, wrappers.AssertOutOfBoundsWrapper):
@@ -235,7 +259,55 @@ class _AssertOutOfBounds(_FastAttributes, wrappers.AssertOutOfBoundsWrapper):
 
 
 class _OrderEnforcing(_FastAttributes, wrappers.OrderEnforcingWrapper):
-    """:class:`pettingzoo.utils.wrappers.OrderEnforcingWrapper` with direct attribute reads."""
+    """:class:`pettingzoo.utils.wrappers.OrderEnforcingWrapper` with direct attribute reads,
+    and ``step`` / ``observe`` / ``last`` / ``agent_iter`` without the pass-through frames
+    once the env is reset (before it, and after the game, PettingZoo's own errors and
+    warnings)."""
+
+    def step(self, action: Any) -> None:
+        if self._has_reset and self._raw.agents:
+            self._has_updated = True
+            self.env.step(action)
+        else:
+            super().step(action)
+
+    def observe(self, agent: str) -> Any:
+        if self._has_reset:
+            return self.env.observe(agent)
+        return super().observe(agent)
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        agent = self.agent_selection      # PettingZoo's error before reset()
+        assert agent is not None
+        raw = self._raw
+        observation = self.observe(agent) if observe else None
+        return (observation, raw._cumulative_rewards[agent], raw.terminations[agent],
+                raw.truncations[agent], raw.infos[agent])
+
+    def agent_iter(self, max_iter: int = 2**63) -> Any:
+        if not self._has_reset:
+            return super().agent_iter(max_iter)
+        return _OrderEnforcingIterable(self, max_iter)
+
+
+class _OrderEnforcingIterable(wrappers.order_enforcing.AECOrderEnforcingIterable):
+    def __iter__(self) -> Any:
+        return _OrderEnforcingIterator(self.env, self.max_iter)
+
+
+class _OrderEnforcingIterator(wrappers.order_enforcing.AECOrderEnforcingIterator):
+    """PettingZoo's iterator (stop when no agent is left or after ``max_iter``; refuse a
+    second ``next`` without a ``step``) reading the raw env directly."""
+
+    def __next__(self) -> str:
+        env = self.env
+        raw = env._raw
+        if not raw.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        assert env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        env._has_updated = False
+        return raw.agent_selection
 
 
 class _CardSpace(spaces.Discrete):

@@ -127,49 +127,52 @@ def encode_fields(seat: int, num_players: int, target: int, phase: int, dealer: 
     else:
         obs = out
         obs[:] = tmpl
+    # writes go through a memoryview of the vector: a float32 item there costs a third of a
+    # numpy scalar write (and rounds the same way)
+    v = memoryview(obs)
     for c in hand:
-        obs[_HAND + c] = 1.0
-        obs[_HRANK + (c >> 2)] += 0.25
-        obs[_UNSEEN + (c >> 2)] -= 0.25
+        v[_HAND + c] = 1.0
+        v[_HRANK + (c >> 2)] += 0.25
+        v[_UNSEEN + (c >> 2)] -= 0.25
     for c in discards:
-        obs[_DISC + c] = 1.0
-        obs[_UNSEEN + (c >> 2)] -= 0.25
+        v[_DISC + c] = 1.0
+        v[_UNSEEN + (c >> 2)] -= 0.25
     if starter is not None:
-        obs[_STARTER + starter] = 1.0
-        obs[_UNSEEN + (starter >> 2)] -= 0.25
+        v[_STARTER + starter] = 1.0
+        v[_UNSEEN + (starter >> 2)] -= 0.25
     i = 0
     for p, card in played:
-        obs[played_off[p] + card] = 1.0
-        obs[_UNSEEN + (card >> 2)] -= 0.25
+        v[played_off[p] + card] = 1.0
+        v[_UNSEEN + (card >> 2)] -= 0.25
         i += 1
-        obs[_ORDER + card] = i / MAX_CARDS_PER_HAND
+        v[_ORDER + card] = i / MAX_CARDS_PER_HAND
         if i > series_start:
-            obs[_SERIES + card] = 1.0
+            v[_SERIES + card] = 1.0
     tail = len(played) - series_start
     for j in range(min(tail, 3)):
-        obs[_TAIL + 13 * j + (played[-1 - j][1] >> 2)] = 1.0
-    obs[_COUNT + count] = 1.0
+        v[_TAIL + 13 * j + (played[-1 - j][1] >> 2)] = 1.0
+    v[_COUNT + count] = 1.0
     k = 0
     for p in range(me, me + n):
         if p >= n:
             p -= n
         if said_go[p]:
-            obs[_GO + k] = 1.0
-        obs[_HELD + k] = cards_held[p] / 6
-        obs[_DMADE + k] = discards_made[p] / 2
+            v[_GO + k] = 1.0
+        v[_HELD + k] = cards_held[p] / 6
+        v[_DMADE + k] = discards_made[p] / 2
         k += 1
     if n == 2:
-        obs[_SCORES] = scores[me] / target
-        obs[_SCORES + 1] = scores[1 - me] / target
+        v[_SCORES] = scores[me] / target
+        v[_SCORES + 1] = scores[1 - me] / target
     else:
         sides = side_count(n)
         my_side = seat_side(me, n)
         for k in range(sides):
-            obs[_SCORES + k] = scores[(my_side + k) % sides] / target
-    obs[_DEALER + (dealer - me) % n] = 1.0
-    obs[_TO_ACT + (MAX_SEATS if current_player is None else (current_player - me) % n)] = 1.0
-    obs[_PHASE + phase] = 1.0
-    obs[_HANDNO] = hand_number / MAX_HAND_NUMBER
+            v[_SCORES + k] = scores[(my_side + k) % sides] / target
+    v[_DEALER + (dealer - me) % n] = 1.0
+    v[_TO_ACT + (MAX_SEATS if current_player is None else (current_player - me) % n)] = 1.0
+    v[_PHASE + phase] = 1.0
+    v[_HANDNO] = hand_number / MAX_HAND_NUMBER
     return obs
 
 

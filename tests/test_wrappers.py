@@ -554,3 +554,72 @@ def test_engine_inline_shuffle_is_random_shuffle():
             _shuffle(b, y)
             assert x == y
         assert a.getstate() == b.getstate()
+
+
+def _stock_stack(**kwargs):
+    """``cribenv.env()`` built from PettingZoo's own wrapper classes (no fast paths)."""
+    e = pz_wrappers.TerminateIllegalWrapper(CribbageEnv(**kwargs), illegal_reward=-1.0)
+    return pz_wrappers.OrderEnforcingWrapper(pz_wrappers.AssertOutOfBoundsWrapper(e))
+
+
+@pytest.mark.parametrize("obs_type", ["dict", "flat"])
+def test_wrapper_fast_paths_equal_pettingzoos_wrappers(obs_type, caplog):
+    """``cribenv.env()``'s wrappers skip PettingZoo's pass-through frames: step for step (legal
+    and illegal cards, numpy ints, the final None steps, a step after the end) they return and
+    log what PettingZoo's own wrapper stack does."""
+    rng = random.Random(0)
+    fast, stock = cribenv.env(obs_type=obs_type), _stock_stack(obs_type=obs_type)
+
+    def same(a, b) -> None:
+        if isinstance(a, dict):
+            assert a.keys() == b.keys()
+            for k in a:
+                same(a[k], b[k])
+        elif isinstance(a, tuple):
+            assert len(a) == len(b)
+            for x, y in zip(a, b):
+                same(x, y)
+        elif isinstance(a, np.ndarray):
+            np.testing.assert_array_equal(a, b)
+        else:
+            assert a == b
+
+    illegal_seen = 0
+    for episode in range(12):
+        for env in (fast, stock):
+            env.reset(seed=episode)
+        for agent, other in zip(fast.agent_iter(), stock.agent_iter()):
+            assert agent == other
+            last = fast.last()
+            same(last, stock.last())
+            obs, _, term, trunc, info = last
+            mask = obs["action_mask"] if obs_type == "dict" else info["action_mask"]
+            if term or trunc:
+                action = None
+            elif rng.random() < 0.01:   # an illegal card: the episode ends with the penalty
+                action = int(rng.choice(np.flatnonzero(mask == 0)))
+                illegal_seen += 1
+            else:
+                action = int(rng.choice(np.flatnonzero(mask)))
+                action = np.int64(action) if rng.random() < 0.2 else action
+            caplog.clear()
+            fast.step(action)
+            fast_log = caplog.text
+            caplog.clear()
+            stock.step(action)
+            assert fast_log == caplog.text
+            same(fast.rewards, stock.rewards)
+            same(fast._cumulative_rewards, stock._cumulative_rewards)
+            same(fast.terminations, stock.terminations)
+        caplog.clear()
+        fast.step(None)                  # after the end: PettingZoo's warning, both times
+        fast_log = caplog.text
+        caplog.clear()
+        stock.step(None)
+        assert fast_log == caplog.text and "terminated" in fast_log
+    assert illegal_seen >= 2
+    with pytest.raises(AssertionError, match="need to call step"):
+        fast.reset(seed=0)
+        it = iter(fast.agent_iter())
+        next(it)
+        next(it)
