@@ -604,19 +604,19 @@ def test_wrapper_fast_paths_equal_pettingzoos_wrappers(obs_type, caplog):
                 action = np.int64(action) if rng.random() < 0.2 else action
             caplog.clear()
             fast.step(action)
-            fast_log = caplog.text
+            fast_log = caplog.messages
             caplog.clear()
             stock.step(action)
-            assert fast_log == caplog.text
+            assert fast_log == caplog.messages
             same(fast.rewards, stock.rewards)
             same(fast._cumulative_rewards, stock._cumulative_rewards)
             same(fast.terminations, stock.terminations)
         caplog.clear()
         fast.step(None)                  # after the end: PettingZoo's warning, both times
-        fast_log = caplog.text
+        fast_log = caplog.messages
         caplog.clear()
         stock.step(None)
-        assert fast_log == caplog.text and "terminated" in fast_log
+        assert fast_log == caplog.messages and "terminated" in fast_log[0]
     assert illegal_seen >= 2
     with pytest.raises(AssertionError, match="need to call step"):
         fast.reset(seed=0)
