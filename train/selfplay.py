@@ -309,8 +309,12 @@ def make_network(config: SelfPlayConfig):
         def logits(self, obs, layer=None):
             """Logits of ``obs``; ``layer``: the action layer when the caller has it already
             (the rollouts compute it once per collection)."""
+            return self._head(obs, self.actor(obs), layer)
+
+        def _head(self, obs, h, layer=None):
+            """The logits from the actor's last hidden layer ``h`` (the throw head reads the
+            observation rows ``obs`` too)."""
             w, b = self.action_layer() if layer is None else layer
-            h = self.actor(obs)
             out = h @ w.T + b
             if self.keeps:
                 out = throw_logits(obs, h, out, self.keep_ctx, self.keep_net, self.tables)
@@ -329,11 +333,7 @@ def make_network(config: SelfPlayConfig):
             z = sparse_linear(x.idx, x.val, w) + torch.cat([a0.bias, c0.bias])
             h = self.actor[1:](z[:, :width])
             v = self.critic[1:](self.critic[0][1:](z[:, width:])).squeeze(-1)
-            w_out, b_out = self.action_layer()
-            out = h @ w_out.T + b_out
-            if self.keeps:
-                out = throw_logits(x.dense, h, out, self.keep_ctx, self.keep_net, self.tables)
-            return out, v
+            return self._head(x.dense, h), v
 
     return ActorCritic()
 
