@@ -28,7 +28,7 @@ from cribenv.game import Phase, PlayerView
 from cribenv.observation import OBS_SIZE, decode
 
 __all__ = ["FEATURES_VERSION", "NUM_FEATURES", "PRIOR_CLIP", "INPUT_SIZE", "augment",
-           "best_throws", "card_features"]
+           "best_throws", "card_features", "legal_features"]
 
 FEATURES_VERSION = 2
 NUM_FEATURES = 56
@@ -136,3 +136,36 @@ def augment(observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
         out[OBS_SIZE:OBS_SIZE + 52] = prior
         out[OBS_SIZE + 52:] = feats.ravel()
     return out
+
+
+def legal_features(observations: np.ndarray, masks: np.ndarray, slots: int = 6
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`card_features` of the legal cards only, for a batch of observation rows (the
+    batched trainer's input): ``(ids (n, slots), prior (n, slots), features (n, slots,
+    NUM_FEATURES))``, a row's legal cards in ascending order and the unused slots at id -1 with
+    zeros (a seat never has more than 6 legal cards).
+
+    >>> from cribenv.game import Game, Rules
+    >>> from cribenv.observation import encode
+    >>> view = Game(Rules(), seed=1).view(0)
+    >>> mask = np.zeros(52, bool); mask[view.hand] = True
+    >>> ids, prior, feats = legal_features(encode(view)[None], mask[None])
+    >>> ids[0].tolist() == sorted(view.hand), feats.shape
+    (True, (1, 6, 56))
+    """
+    n = len(observations)
+    ids = np.full((n, slots), -1, np.int64)
+    prior = np.zeros((n, slots), np.float32)
+    feats = np.zeros((n, slots, NUM_FEATURES), np.float32)
+    for i in range(n):
+        legal = np.flatnonzero(masks[i]).tolist()
+        if not legal:
+            continue
+        if len(legal) > slots:
+            raise ValueError(f"row {i} has {len(legal)} legal cards, more than {slots} slots")
+        p, f = card_features(decode(observations[i]), legal)
+        k = len(legal)
+        ids[i, :k] = legal
+        prior[i, :k] = p[legal]
+        feats[i, :k] = f[legal]
+    return ids, prior, feats

@@ -422,8 +422,18 @@ class PPOAgent:
         return int(legal[min(i, legal.size - 1)])
 
 
+def policy_path(name: str | Path) -> Path:
+    """The policy file ``name`` names: ``"shipped"`` is :data:`SHIPPED_POLICY`, anything else a
+    path.
+
+    >>> policy_path("shipped") == SHIPPED_POLICY, policy_path("runs/a/policy.safetensors").name
+    (True, 'policy.safetensors')
+    """
+    return SHIPPED_POLICY if str(name) == "shipped" else Path(name)
+
+
 def _make_ppo(path: str, seed: int | None = None, **kwargs: Any) -> PPOAgent:
-    agent = PPOAgent(SHIPPED_POLICY if path == "shipped" else path, seed=seed, **kwargs)
+    agent = PPOAgent(policy_path(path), seed=seed, **kwargs)
     if path == "shipped":
         agent.name = "ppo:shipped"
     return agent

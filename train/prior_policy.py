@@ -120,9 +120,9 @@ def prior_arrays(policy: ExpertPriorPolicy) -> dict[str, np.ndarray]:
 
 def load_card_network(policy: ExpertPriorPolicy, path: str) -> None:
     """Copy the card network and beta of an expert-prior policy file into ``policy``."""
-    from agents.ppo import ExpertPriorActor, PolicyFileError, load_policy
+    from agents.ppo import ExpertPriorActor, PolicyFileError, load_policy, policy_path
 
-    loaded = load_policy(path)
+    loaded = load_policy(policy_path(path))
     if not isinstance(loaded, ExpertPriorActor):
         raise PolicyFileError(f"{path} is not an expert-prior policy file")
     nets = policy.mlp_extractor

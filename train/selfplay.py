@@ -64,6 +64,7 @@ from train.learning_curve import plot_learning_curve, plot_win_rates
 
 TRAINER = "selfplay"   # named in checkpoints (the SB3 trainer's have another layout)
 NUM_CARDS = 52
+POLICIES = ("mlp", "cards", "keeps", "expert-prior")
 
 
 # ------------------------------------------------------------------------------------------
@@ -78,6 +79,7 @@ class SelfPlayConfig(RunSettings):
     total_steps: int = 5_000_000      # learner decisions to train on
     threads: int = 1                  # torch threads
     engine_threads: int = 1           # numba threads of the batched engine
+    feature_workers: int = 0          # processes computing the "expert-prior" card features
     device: str = "cpu"               # "cpu" or "cuda"
     seed: int = 0
     # game
@@ -102,12 +104,17 @@ class SelfPlayConfig(RunSettings):
     max_grad_norm: float = 0.5
     target_kl: float = 0.0            # stop an update's epochs past this KL (0: never)
     # network
-    policy: str = "cards"             # "mlp" (linear head), "cards" (per-card head) or
+    policy: str = "cards"             # "mlp" (linear head), "cards" (per-card head),
                                       # "keeps" (per-card head + throw head for the discard)
+                                      # or "expert-prior" (the expert's values + a card MLP)
     net_arch: list[int] = field(default_factory=lambda: [128, 128])
     card_dim: int = 32
     keep_arch: list[int] = field(default_factory=lambda: [64, 64])   # throw head ("keeps")
     keep_ctx: int = 32                # inputs the throw head takes from the last hidden layer
+    card_arch: list[int] = field(default_factory=lambda: [64, 64])   # "expert-prior" card MLP
+    beta: float = 3.0                 # "expert-prior": initial weight of the expert's values
+    init_policy: str = ""             # "expert-prior": start from this policy file ("shipped")
+    value_warmup: int = 0             # first learner steps that train the critic only
     # opponents
     self_play_share: float = 0.5      # games where the learner plays every seat
     snapshot_every: int = 200_000     # learner steps between snapshots added to the pool
@@ -123,18 +130,30 @@ class SelfPlayConfig(RunSettings):
 
     #: settings that may change when a run is resumed
     KIND = "self-play"
-    RESUMABLE = ("total_steps", "threads", "engine_threads", "device", "checkpoint_every",
+    RESUMABLE = ("total_steps", "threads", "engine_threads", "feature_workers", "device",
+                 "checkpoint_every",
                  "eval_every", "eval_games", "time_limit")
 
     def __post_init__(self) -> None:
         if self.reward not in ("win", "points", "mix"):
             raise ValueError(f"reward must be 'win', 'points' or 'mix', got {self.reward!r}")
-        if self.policy not in ("mlp", "cards", "keeps"):
-            raise ValueError(f"policy must be 'mlp', 'cards' or 'keeps', got {self.policy!r}")
+        if self.policy not in POLICIES:
+            raise ValueError(f"policy must be one of {', '.join(map(repr, POLICIES))}, got "
+                             f"{self.policy!r}")
+        if self.init_policy and self.policy != "expert-prior":
+            raise ValueError(f"init_policy needs policy 'expert-prior', got {self.policy!r}")
+        if not self.beta > 0:
+            raise ValueError(f"beta must be > 0, got {self.beta}")
+        if not self.card_arch or min(self.card_arch) < 1:
+            raise ValueError(f"card_arch must be hidden layer sizes >= 1, got {self.card_arch}")
+        if self.value_warmup < 0:
+            raise ValueError(f"value_warmup must be >= 0, got {self.value_warmup}")
         if self.num_players not in (2, 3, 4):
             raise ValueError(f"num_players must be 2, 3 or 4, got {self.num_players}")
         if not 0.0 <= self.self_play_share <= 1.0:
             raise ValueError(f"self_play_share must be in [0, 1], got {self.self_play_share}")
+        if self.feature_workers < 0:
+            raise ValueError(f"feature_workers must be >= 0, got {self.feature_workers}")
         self.check_at_least(1, "total_steps", "threads", "engine_threads", "n_games", "n_steps",
                             "n_epochs", "minibatch_size", "snapshot_every", "pool_size",
                             "checkpoint_every", "eval_every", "card_dim", "keep_ctx")
@@ -149,6 +168,9 @@ HELP: dict[str, str] = {
     "threads": "torch threads",
     "engine_threads": "numba threads of the batched engine (1: on a busy machine more threads "
                       "spin and slow it down many times)",
+    "feature_workers": "processes that compute the expert-prior card features (0: in the "
+                       "trainer's own process); they run while the trainer waits, so up to "
+                       "one per core",
     "device": "'cpu' or 'cuda'",
     "reward": "'win' (+game points / -game points at the end), 'points' (point differential "
               "per decision) or 'mix' (win + shaping x points)",
@@ -160,13 +182,20 @@ HELP: dict[str, str] = {
     "anneal_lr": "decay the learning rate linearly to 0 at total_steps",
     "minibatch_size": "PPO minibatch size (decisions)",
     "max_grad_norm": "gradient norm clip",
-    "policy": "network: selfplay 'mlp', 'cards' (per-card head) or 'keeps' (per-card head "
-              "and a throw head that scores every way to lay away cards); sb3 'mlp' or "
-              "'expert-prior'",
+    "policy": "network: selfplay 'mlp', 'cards' (per-card head), 'keeps' (per-card head "
+              "and a throw head that scores every way to lay away cards) or 'expert-prior' "
+              "(beta x the expert's value of each legal card + a card MLP on its features); "
+              "sb3 'mlp' or 'expert-prior'",
     "net_arch": "hidden layer sizes (actor and critic)",
     "card_dim": "size of the card embeddings of the per-card head",
     "keep_arch": "hidden layer sizes of the throw head (policy 'keeps')",
     "keep_ctx": "inputs the throw head takes from the actor's last hidden layer",
+    "card_arch": "expert-prior: hidden layer sizes of the per-card network",
+    "beta": "expert-prior: initial weight of the expert's card values in the logits",
+    "init_policy": "expert-prior: start from this policy file's card network and beta "
+                   "('shipped': the shipped agent)",
+    "value_warmup": "learner steps at the start that train the critic only (the "
+                    "policy kept as it starts; for a strong init_policy)",
     "self_play_share": "share of games where the learner plays every seat (the rest: "
                        "against pool snapshots)",
     "snapshot_every": "learner steps between snapshots added to the pool",
@@ -268,11 +297,61 @@ def _sparse_linear():
     return SparseLinear.apply
 
 
+@dataclass(frozen=True)
+class CardRows:
+    """The ``expert-prior`` network's input beside the observation: each row's legal cards
+    (``ids`` ``(n, slots)``, -1 in unused slots), the expert's value of each (``prior``) and
+    their feature rows (``feats`` ``(n, slots, NUM_FEATURES)``), as
+    :func:`agents.features.legal_features` computes them (numpy or torch)."""
+
+    ids: Any
+    prior: Any
+    feats: Any
+
+    COLUMNS = ("card_ids", "prior", "feats")   # their names in a rollout's storage
+
+    @classmethod
+    def of(cls, obs: np.ndarray, mask: np.ndarray, workers=None) -> CardRows:
+        """The legal cards of observation rows ``obs`` with masks ``mask``; ``workers``: a
+        process pool sharing the rows (the features cost ~0.2 ms a row in Python)."""
+        from agents.features import legal_features
+
+        if workers is None:
+            return cls(*legal_features(obs, mask))
+        parts = np.array_split(np.arange(len(obs)), workers._max_workers)
+        done = [workers.submit(legal_features, obs[p], mask[p]) for p in parts if len(p)]
+        return cls(*(np.concatenate(x) for x in zip(*(f.result() for f in done))))
+
+    def __getitem__(self, rows) -> CardRows:
+        return CardRows(self.ids[rows], self.prior[rows], self.feats[rows])
+
+    def columns(self) -> dict[str, Any]:
+        """The parts as named columns (a rollout's storage)."""
+        return dict(zip(self.COLUMNS, (self.ids, self.prior, self.feats)))
+
+    def to_torch(self, device) -> CardRows:
+        torch = _torch()
+        return CardRows(*(torch.from_numpy(np.ascontiguousarray(x)).to(device)
+                          for x in (self.ids, self.prior, self.feats)))
+
+
+def card_logits(cards: CardRows, score_net, beta):
+    """52 logits from the per-card scores ``beta * prior + score_net(feats)`` of each row's
+    legal cards (torch); cards not in the row get 0 (the mask removes them)."""
+    torch = _torch()
+    score = beta * cards.prior + score_net(cards.feats).squeeze(-1)          # (n, slots)
+    slot_card = torch.where(cards.ids >= 0, cards.ids, NUM_CARDS)           # unused: column 52
+    out = torch.zeros((len(score), NUM_CARDS + 1), dtype=score.dtype, device=score.device)
+    return out.scatter(1, slot_card, score)[:, :NUM_CARDS]
+
+
 def make_network(config: SelfPlayConfig):
     """The actor-critic of ``config`` (a ``torch.nn.Module``)."""
     torch = _torch()
     nn = torch.nn
     sparse_linear = _sparse_linear()
+    if config.policy == "expert-prior":
+        return _prior_network(config, sparse_linear)
 
     class ActorCritic(nn.Module):
         """Actor: MLP -> 52 logits (linear or per-card head). Critic: its own MLP -> 1."""
@@ -306,9 +385,10 @@ def make_network(config: SelfPlayConfig):
             emb = self.rank.repeat_interleave(4, 0) + self.suit.repeat(13, 1) + self.card
             return emb @ self.query.weight, emb @ self.query.bias + self.card_bias
 
-        def logits(self, obs, layer=None):
+        def logits(self, obs, layer=None, cards=None):
             """Logits of ``obs``; ``layer``: the action layer when the caller has it already
-            (the rollouts compute it once per collection)."""
+            (the rollouts compute it once per collection). ``cards``: unused (the
+            ``expert-prior`` network's input)."""
             return self._head(obs, self.actor(obs), layer)
 
         def _head(self, obs, h, layer=None):
@@ -336,6 +416,64 @@ def make_network(config: SelfPlayConfig):
             return self._head(x.dense, h), v
 
     return ActorCritic()
+
+
+def _prior_network(config: SelfPlayConfig, sparse_linear):
+    """The ``expert-prior`` actor-critic: actor :func:`card_logits` (one small MLP shared by
+    every card; its last layer starts at zero, so the untrained policy is the softmax of
+    ``beta`` x the expert's values), critic an MLP on the observation."""
+    torch = _torch()
+    nn = torch.nn
+
+    class PriorActorCritic(nn.Module):
+        keeps = False
+
+        def __init__(self) -> None:
+            super().__init__()
+            from agents.features import NUM_FEATURES
+
+            out = nn.Linear(config.card_arch[-1], 1)
+            nn.init.zeros_(out.weight)
+            nn.init.zeros_(out.bias)
+            self.card_net = nn.Sequential(_mlp([NUM_FEATURES, *config.card_arch]), out)
+            self.log_beta = nn.Parameter(torch.tensor(math.log(config.beta)))
+            sizes = [OBS_SIZE, *config.net_arch]
+            self.critic = nn.Sequential(_mlp(sizes), _init(nn.Linear(sizes[-1], 1), 1.0))
+
+        def action_layer(self):
+            return None
+
+        def logits(self, obs, layer=None, cards: CardRows | None = None):
+            return card_logits(cards, self.card_net, self.log_beta.exp())
+
+        def value(self, obs):
+            return self.critic(obs).squeeze(-1)
+
+        def logits_and_value(self, x: SparseRows, cards: CardRows | None = None):
+            first = self.critic[0][0]
+            z = sparse_linear(x.idx, x.val, first.weight.t().contiguous()) + first.bias
+            v = self.critic[1:](self.critic[0][1:](z)).squeeze(-1)
+            return self.logits(None, cards=cards), v
+
+        def load_policy_file(self, path: str | Path) -> None:
+            """Start from an ``expert-prior`` policy file's card network and beta."""
+            from agents.ppo import ExpertPriorActor, PolicyFileError, load_policy, policy_path
+
+            loaded = load_policy(policy_path(path))
+            if not isinstance(loaded, ExpertPriorActor):
+                raise PolicyFileError(f"init_policy {path} is not an expert-prior policy file")
+            linears = [m for m in self.card_net.modules() if isinstance(m, nn.Linear)]
+            shapes = [tuple(reversed(wt.shape)) for wt, _ in loaded._forward]
+            if shapes != [tuple(m.weight.shape) for m in linears]:
+                raise PolicyFileError(f"init_policy {path} has card layers {shapes}, which do "
+                                      f"not match card_arch {config.card_arch}")
+            with torch.no_grad():
+                for m, (wt, b) in zip(linears, loaded._forward):
+                    m.weight.copy_(torch.from_numpy(wt.T.copy()))
+                    m.bias.copy_(torch.from_numpy(b))
+                self.log_beta.fill_(math.log(loaded.beta))
+
+    return PriorActorCritic()
 
 
 def throw_net(sizes: list[int], ctx: int):
@@ -410,9 +548,18 @@ def entropy(logp, mask):
 
 
 def export_arrays(net) -> dict[str, np.ndarray]:
-    """The actor as the tensors of an :mod:`agents.ppo` ``mlp`` policy file."""
+    """The actor as the tensors of an :mod:`agents.ppo` ``mlp``, ``keeps`` or
+    ``expert-prior`` policy file."""
     torch = _torch()
     out: dict[str, np.ndarray] = {}
+    if hasattr(net, "card_net"):
+        with torch.no_grad():
+            for i, m in enumerate(m for m in net.card_net.modules()
+                                  if isinstance(m, torch.nn.Linear)):
+                out[f"card.{i}.weight"] = m.weight.detach().cpu().numpy().copy()
+                out[f"card.{i}.bias"] = m.bias.detach().cpu().numpy().copy()
+            out["beta"] = net.log_beta.exp().detach().cpu().numpy().reshape(1).copy()
+        return out
     linears = [m for m in net.actor if isinstance(m, torch.nn.Linear)]
 
     def put(name: str, w, b) -> None:
@@ -434,12 +581,16 @@ def export_arrays(net) -> dict[str, np.ndarray]:
 def export_policy(net, path: str | Path, config: SelfPlayConfig, steps: int,
                   extra: dict[str, Any] | None = None) -> Path:
     """Write the actor as a weights-only policy file (play it with ``ppo:PATH``)."""
+    from agents.features import FEATURES_VERSION
     from agents.ppo import save_tensors
 
-    meta = {"arch": "keeps" if config.policy == "keeps" else "mlp", "activation": "relu",
-            "net_arch": config.net_arch, "head": config.policy, "steps": steps,
+    arch = {"keeps": "keeps", "expert-prior": "expert-prior"}.get(config.policy, "mlp")
+    meta = {"arch": arch, "activation": "relu", "net_arch": config.net_arch,
+            "head": config.policy, "steps": steps,
             "num_players": config.num_players, "target": config.target, "trainer": "selfplay",
             "train_config": config.to_dict()}
+    if arch == "expert-prior":
+        meta.update(card_arch=config.card_arch, features_version=FEATURES_VERSION)
     meta.update(extra or {})
     return save_tensors(path, export_arrays(net), meta)
 
@@ -496,12 +647,15 @@ class SeatRollout:
             setattr(self, name, new)
 
     def decide(self, rows: np.ndarray, obs: np.ndarray, mask: np.ndarray, actions: np.ndarray,
-               logprobs: np.ndarray, values: np.ndarray) -> np.ndarray:
-        """Record one decision of each row in ``rows``; returns their indices."""
+               logprobs: np.ndarray, values: np.ndarray,
+               extra: dict[str, np.ndarray] | None = None) -> np.ndarray:
+        """Record one decision of each row in ``rows``; returns their indices. ``extra``: more
+        columns, one entry per decision (the same names at every call)."""
         n = len(rows)
         idx = np.arange(self.size, self.size + n)
         self.blocks.append({"row": rows.astype(np.int64), "obs": obs, "mask": mask,
-                            "action": actions, "logprob": logprobs, "value": values})
+                            "action": actions, "logprob": logprobs, "value": values,
+                            **(extra or {})})
         self.size += n
         self._grow(self.size)
         prev = self.open[rows]
@@ -535,9 +689,10 @@ class SeatRollout:
         """The closed decisions with ``advantages`` and ``returns`` (GAE along each row)."""
         n = self.size
         closed, nxt = self.closed[:n], self.nxt[:n]
+        names = (self.blocks[0] if self.blocks
+                 else ("row", "obs", "mask", "action", "logprob", "value"))
         cols = {name: (np.concatenate([b[name] for b in self.blocks]) if self.blocks
-                       else np.zeros(0)) for name in ("row", "obs", "mask", "action",
-                                                      "logprob", "value")}
+                       else np.zeros(0)) for name in names}
         value = cols["value"].astype(np.float64)
         delta = self.reward[:n] + gamma * self.next_value[:n] * ~self.done[:n] - value
         # a decision's successor is in a later block, so one backward pass over the blocks
@@ -632,12 +787,12 @@ class SnapshotPool:
 
 
 def frozen_actor(path: Path, device: str = "cpu"):
-    """The actor of an ``mlp`` or ``keeps`` policy file as a torch function: observations
-    (numpy) -> logits.
+    """The actor of an ``mlp``, ``keeps`` or ``expert-prior`` policy file as a torch function:
+    observations (numpy) and, for ``expert-prior``, their :class:`CardRows` -> logits.
 
     (Torch rather than the numpy :class:`agents.ppo.MlpActor`: same numbers, and it keeps to
     the trainer's torch threads, where numpy's BLAS may start threads of its own.)"""
-    from agents.ppo import KeepsActor, load_policy
+    from agents.ppo import ExpertPriorActor, KeepsActor, load_policy
 
     torch = _torch()
     policy = load_policy(path)
@@ -652,6 +807,17 @@ def frozen_actor(path: Path, device: str = "cpu"):
             layers += [linear, torch.nn.ReLU()]
         return layers[:-1]
 
+    if isinstance(policy, ExpertPriorActor):
+        score_net = torch.nn.Sequential(*linears([(wt.T, b) for wt, b in policy._forward]))
+        score_net.to(device)
+
+        def prior_logits(obs: np.ndarray, cards: CardRows) -> np.ndarray:
+            with torch.no_grad():
+                return card_logits(cards.to_torch(device), score_net,
+                                   policy.beta).cpu().numpy()
+
+        return prior_logits
+
     trunk = torch.nn.Sequential(*linears(policy.layers), torch.nn.ReLU()).to(device)
     head = linears([policy.action])[0].to(device)
     if isinstance(policy, KeepsActor):
@@ -659,7 +825,7 @@ def frozen_actor(path: Path, device: str = "cpu"):
         keep = torch.nn.Sequential(*linears([(w.T, b) for w, b in policy._keep])).to(device)
         tables = throw_tables_torch()
 
-    def logits(obs: np.ndarray) -> np.ndarray:
+    def logits(obs: np.ndarray, cards: CardRows | None = None) -> np.ndarray:
         with torch.no_grad():
             x = torch.from_numpy(obs).to(device)
             h = trunk(x)
@@ -767,7 +933,18 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
     config, state, ckpt = _open_run(config, run_dir, resume)
     device = torch.device(config.device)
     torch.manual_seed(config.seed)
-    net = make_network(config).to(device)
+    net = make_network(config)
+    if config.init_policy and ckpt is None:
+        net.load_policy_file(config.init_policy)
+    net = net.to(device)
+    with_cards = config.policy == "expert-prior"   # the network reads the legal cards' features
+    workers = None
+    if with_cards and config.feature_workers:
+        import concurrent.futures as cf
+        import multiprocessing
+
+        workers = cf.ProcessPoolExecutor(config.feature_workers,
+                                         mp_context=multiprocessing.get_context("spawn"))
     optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate, eps=1e-5,
                                  fused=True)
     gen = torch.Generator().manual_seed(config.seed)
@@ -826,7 +1003,8 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
             t0, cpu0 = time.perf_counter(), time.process_time()
             net.eval()
             with torch.no_grad():   # the action layer is fixed during the collection
-                head_w, head_b = (x.detach() for x in net.action_layer())
+                layer = net.action_layer()
+                layer = None if layer is None else tuple(x.detach() for x in layer)
             vs_pool: list[float] = []
             for _ in range(config.n_steps):
                 vg = games.vg
@@ -837,11 +1015,15 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
                 if not mask.any(1).all():
                     raise RuntimeError("the engine asked a seat to act with no legal card")
                 actions = np.zeros(config.n_games, np.int64)
+                cards = CardRows.of(obs, mask, workers) if with_cards else None
                 if mine.any():
                     o = torch.from_numpy(obs[mine]).to(device)
                     m = torch.from_numpy(mask[mine]).to(device)
+                    my_cards = cards[mine] if with_cards else None
                     with torch.no_grad():
-                        logp = masked_log_probs(net.logits(o, (head_w, head_b)), m)
+                        logits = net.logits(o, layer, None if my_cards is None
+                                            else my_cards.to_torch(device))
+                        logp = masked_log_probs(logits, m)
                         gumbel = -torch.log(-torch.log(
                             torch.rand(logp.shape, generator=gen).clamp_min(1e-20))).to(device)
                         a = torch.argmax(logp + gumbel, 1)
@@ -850,11 +1032,13 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
                     actions[mine] = a_np
                     rollout.decide(rows[mine], obs[mine], mask[mine], a_np,
                                    logp.gather(1, a[:, None])[:, 0].cpu().numpy(),
-                                   v.cpu().numpy())
+                                   v.cpu().numpy(),
+                                   None if my_cards is None else my_cards.columns())
                 theirs = np.flatnonzero(~mine)
                 for name in sorted({games.opponent[i] for i in theirs.tolist()}):
                     sel = theirs[[games.opponent[i] == name for i in theirs.tolist()]]
-                    logits = games.policies[name](obs[sel])
+                    logits = games.policies[name](obs[sel], None if cards is None
+                                                  else cards[sel])
                     actions[sel] = sample_masked(logits, mask[sel], rng)
                 results = games.step(actions, rollout)
                 state["engine_steps"] += config.n_games
@@ -868,7 +1052,8 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
                 for group in optimizer.param_groups:
                     group["lr"] = config.learning_rate * max(
                         0.0, 1.0 - state["step"] / config.total_steps)
-            stats = _update(net, optimizer, batch, config, gen, device)
+            stats = _update(net, optimizer, batch, config, gen, device,
+                            train_policy=state["step"] >= config.value_warmup)
             update_s = time.perf_counter() - t1
             n = len(batch["action"])
             state["step"] += n
@@ -885,6 +1070,8 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
             _log_update(run_dir, writer, stats)
     finally:
         bar.close()
+        if workers is not None:
+            workers.shutdown(cancel_futures=True)
         for s, h in old_handlers.items():
             signal.signal(s, h)
     _checkpoint(run_dir, net, optimizer, gen, rng, pool, games, state)
@@ -908,12 +1095,15 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
 
 
 def _update(net, optimizer, batch: dict[str, np.ndarray], config: SelfPlayConfig, gen,
-            device) -> dict[str, float]:
-    """``n_epochs`` passes of clipped PPO over shuffled minibatches of ``batch``."""
+            device, train_policy: bool = True) -> dict[str, float]:
+    """``n_epochs`` passes of clipped PPO over shuffled minibatches of ``batch``;
+    ``train_policy=False`` trains the critic only (the value warm-up)."""
     torch = _torch()
     net.train()
-    t = {k: torch.from_numpy(np.ascontiguousarray(batch[k])).to(device)
-         for k in ("obs", "mask", "action", "logprob", "advantages", "returns")}
+    names = ["obs", "mask", "action", "logprob", "advantages", "returns"]
+    with_cards = "card_ids" in batch
+    names += list(CardRows.COLUMNS) if with_cards else []
+    t = {k: torch.from_numpy(np.ascontiguousarray(batch[k])).to(device) for k in names}
     t["obs"] = sparse_rows(t["obs"], keep_dense=net.keeps)
     t["action"] = t["action"].long()
     n = len(t["action"])
@@ -926,7 +1116,11 @@ def _update(net, optimizer, batch: dict[str, np.ndarray], config: SelfPlayConfig
             obs, mask, act = shuffled["obs"][mb], shuffled["mask"][mb], shuffled["action"][mb]
             old_logp, a, ret = (shuffled[k][mb].float()
                                 for k in ("logprob", "advantages", "returns"))
-            logits, value = net.logits_and_value(obs)
+            if with_cards:
+                mb_cards = CardRows(*(shuffled[k][mb] for k in CardRows.COLUMNS))
+                logits, value = net.logits_and_value(obs, mb_cards)
+            else:
+                logits, value = net.logits_and_value(obs)
             logp_all = masked_log_probs(logits, mask)
             logp = logp_all.gather(1, act[:, None])[:, 0]
             log_ratio = logp - old_logp
@@ -936,7 +1130,9 @@ def _update(net, optimizer, batch: dict[str, np.ndarray], config: SelfPlayConfig
                                                         1 + config.clip_range)).mean()
             v_loss = 0.5 * ((value - ret) ** 2).mean()
             ent = entropy(logp_all, mask).mean()
-            loss = pg - config.ent_coef * ent + config.vf_coef * v_loss
+            loss = config.vf_coef * v_loss
+            if train_policy:
+                loss = loss + pg - config.ent_coef * ent
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(net.parameters(), config.max_grad_norm)
