@@ -19,7 +19,9 @@
    closes every seat's last decision. GAE runs along each row's own chain of decisions.
 4. **Opponents** (:class:`SnapshotPool`): in a share ``self_play_share`` of the games the
    learner plays every seat; in the others it plays one side and a frozen snapshot of itself,
-   drawn from a pool, plays the rest (sampling rule in the class).
+   drawn from a pool, plays the rest (sampling rule in the class). With the ``expert-prior``
+   network a share ``expert_share`` of those games is played against the expert bot instead
+   (its card is the one of highest prior: :func:`expert_cards`).
 5. **The loop** (:func:`train`): collect ``n_steps`` steps of ``n_games`` games, compute the
    advantages, run the clipped PPO update, log, evaluate, snapshot, checkpoint.
 
@@ -65,6 +67,7 @@ from train.learning_curve import plot_learning_curve, plot_win_rates
 TRAINER = "selfplay"   # named in checkpoints (the SB3 trainer's have another layout)
 NUM_CARDS = 52
 POLICIES = ("mlp", "cards", "keeps", "expert-prior")
+EXPERT = "expert"      # the opponent name of the expert bot (expert_share)
 
 
 # ------------------------------------------------------------------------------------------
@@ -117,6 +120,7 @@ class SelfPlayConfig(RunSettings):
     value_warmup: int = 0             # first learner steps that train the critic only
     # opponents
     self_play_share: float = 0.5      # games where the learner plays every seat
+    expert_share: float = 0.0         # "expert-prior": of the other games, those against expert
     snapshot_every: int = 200_000     # learner steps between snapshots added to the pool
     pool_size: int = 8
     pool_priority: float = 2.0        # snapshot weight (1 - learner's win rate) ** this
@@ -152,6 +156,11 @@ class SelfPlayConfig(RunSettings):
             raise ValueError(f"num_players must be 2, 3 or 4, got {self.num_players}")
         if not 0.0 <= self.self_play_share <= 1.0:
             raise ValueError(f"self_play_share must be in [0, 1], got {self.self_play_share}")
+        if not 0.0 <= self.expert_share <= 1.0:
+            raise ValueError(f"expert_share must be in [0, 1], got {self.expert_share}")
+        if self.expert_share and self.policy != "expert-prior":
+            raise ValueError(f"expert_share needs policy 'expert-prior' (the expert's card is "
+                             f"read from its features), got {self.policy!r}")
         if self.feature_workers < 0:
             raise ValueError(f"feature_workers must be >= 0, got {self.feature_workers}")
         self.check_at_least(1, "total_steps", "threads", "engine_threads", "n_games", "n_steps",
@@ -198,6 +207,8 @@ HELP: dict[str, str] = {
                     "policy kept as it starts; for a strong init_policy)",
     "self_play_share": "share of games where the learner plays every seat (the rest: "
                        "against pool snapshots)",
+    "expert_share": "expert-prior: share of the games not played by the learner alone that "
+                    "are played against the expert bot (the rest: pool snapshots)",
     "snapshot_every": "learner steps between snapshots added to the pool",
     "pool_size": "snapshots kept in the pool",
     "pool_priority": "snapshot j drawn with weight (1 - learner's win rate against j) ** this",
@@ -837,6 +848,17 @@ def frozen_actor(path: Path, device: str = "cpu"):
     return logits
 
 
+def expert_cards(cards: CardRows) -> np.ndarray:
+    """The expert bot's card in each row: the legal card of highest prior (the expert's value,
+    with its tie-break; in the discard each card of its best throw has the throw's value).
+
+    >>> expert_cards(CardRows(np.array([[3, 9, -1]]), np.array([[1.0, 2.5, 0.0]]), None))
+    array([9])
+    """
+    prior = np.where(cards.ids >= 0, cards.prior, -np.inf)
+    return cards.ids[np.arange(len(prior)), np.argmax(prior, 1)]
+
+
 def sample_masked(logits: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """One legal card per row, drawn with probabilities softmax(logits) over the legal ones."""
     gumbel = -np.log(-np.log(rng.random(logits.shape)))
@@ -884,28 +906,33 @@ class Games:
     def assign(self, idx: np.ndarray) -> None:
         """Draw who plays each seat of the games ``idx``."""
         selfplay = self.rng.random(len(idx)) < self.config.self_play_share
+        expert = np.zeros(len(idx), bool)
+        if self.config.expert_share:
+            expert = ~selfplay & (self.rng.random(len(idx)) < self.config.expert_share)
         if not self.pool.names:
-            selfplay[:] = True
+            selfplay = ~expert
         side = self.rng.integers(0, self.rules.num_sides, len(idx))
         self.learner[idx] = np.where(selfplay[:, None], True,
                                      self.sides[None, :] == side[:, None])
         names = self.pool.sample(self.rng, len(idx)) if self.pool.names else [None] * len(idx)
-        for i, sp, name in zip(idx.tolist(), selfplay.tolist(), names):
-            self.opponent[i] = None if sp else name
-            if not sp and name not in self.policies:
+        for i, sp, ex, name in zip(idx.tolist(), selfplay.tolist(), expert.tolist(), names):
+            self.opponent[i] = None if sp else EXPERT if ex else name
+            if not sp and not ex and name not in self.policies:
                 self.policies[name] = self.pool.policy(name)
         in_play = set(self.opponent)
+        if EXPERT in in_play:
+            self.policies[EXPERT] = None   # played from the card features (expert_cards)
         self.policies = {k: v for k, v in self.policies.items() if k in in_play}
 
     def step(self, actions: np.ndarray, rollout: SeatRollout) -> list[float]:
         """Play one card in every game; credit every seat's reward to its open decision; close
         the decisions of finished games and restart them. Returns the learner's results (1 won,
-        0 lost) in the finished games against snapshots."""
+        0 lost) in the finished games against an opponent, as ``(opponent, result)``."""
         vg, seats = self.vg, self.config.num_players
         rewards = vg.step(actions)
         rollout.earn(self.all_rows, rewards.ravel())
         done = np.flatnonzero(vg.done)
-        results: list[float] = []
+        results: list[tuple[str, float]] = []
         if done.size:
             rollout.end((done[:, None] * seats + np.arange(seats)).ravel())
             for i, w in zip(done.tolist(), vg.winner[done].tolist()):
@@ -913,7 +940,7 @@ class Games:
                 if name is not None:
                     won = float(self.learner[i, np.flatnonzero(self.sides == w)[0]])
                     self.pool.record(name, won)
-                    results.append(won)
+                    results.append((name, won))
             self.vg.reset_games(done, self._seeds(done.size))
             self.assign(done)
         return results
@@ -1005,7 +1032,7 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
             with torch.no_grad():   # the action layer is fixed during the collection
                 layer = net.action_layer()
                 layer = None if layer is None else tuple(x.detach() for x in layer)
-            vs_pool: list[float] = []
+            results: list[tuple[str, float]] = []
             for _ in range(config.n_steps):
                 vg = games.vg
                 seat = vg.to_act
@@ -1037,12 +1064,16 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
                 theirs = np.flatnonzero(~mine)
                 for name in sorted({games.opponent[i] for i in theirs.tolist()}):
                     sel = theirs[[games.opponent[i] == name for i in theirs.tolist()]]
+                    if name == EXPERT:
+                        actions[sel] = expert_cards(cards[sel])
+                        continue
                     logits = games.policies[name](obs[sel], None if cards is None
                                                   else cards[sel])
                     actions[sel] = sample_masked(logits, mask[sel], rng)
-                results = games.step(actions, rollout)
+                results += games.step(actions, rollout)
                 state["engine_steps"] += config.n_games
-                vs_pool += results
+            vs_pool = [won for name, won in results if name != EXPERT]
+            vs_expert = [won for name, won in results if name == EXPERT]
             batch = rollout.take(config.gamma, config.gae_lambda)
             collect_s = time.perf_counter() - t0
 
@@ -1064,6 +1095,9 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
                          collect_s=collect_s, update_s=update_s,
                          cpu_s=time.process_time() - cpu0, games_vs_pool=len(vs_pool),
                          win_vs_pool=float(np.mean(vs_pool)) if vs_pool else float("nan"),
+                         **({"games_vs_expert": len(vs_expert), "win_vs_expert": float(
+                             np.mean(vs_expert)) if vs_expert else float("nan")}
+                            if config.expert_share else {}),
                          pool=len(pool.names), carried=rollout.carried(),
                          wall_s=start_wall + time.perf_counter() - started)
             state["wall_s"] = stats["wall_s"]
