@@ -31,3 +31,10 @@ def test_the_keeps_hour_config_made_the_runs_kept_in_results():
     # the one-core hour before it had one thread and a shorter schedule
     one_core = SelfPlayConfig.load(RESULTS / "selfplay-keeps-hour" / "config.json").to_dict()
     assert {k for k, v in keeps.items() if one_core[k] != v} == {"threads", "total_steps"}
+
+
+def test_the_from_shipped_config_made_the_run_kept_in_results():
+    config = SelfPlayConfig.load(Path(CONFIGS[0]).parent / "selfplay-from-shipped.json")
+    kept = SelfPlayConfig.load(RESULTS / "selfplay-from-shipped" / "config.json")
+    assert kept.to_dict() == config.to_dict()
+    assert config.policy == "expert-prior" and config.init_policy == "shipped"
