@@ -120,21 +120,8 @@ def prior_arrays(policy: ExpertPriorPolicy) -> dict[str, np.ndarray]:
 
 def load_card_network(policy: ExpertPriorPolicy, path: str) -> None:
     """Copy the card network and beta of an expert-prior policy file into ``policy``."""
-    from agents.ppo import ExpertPriorActor, PolicyFileError, load_policy, policy_path
+    from train.selfplay import load_card_network as copy_into
 
-    loaded = load_policy(policy_path(path))
-    if not isinstance(loaded, ExpertPriorActor):
-        raise PolicyFileError(f"{path} is not an expert-prior policy file")
     nets = policy.mlp_extractor
     linears = [m for m in nets.card_net if isinstance(m, nn.Linear)] + [nets.card_out]
-    if len(linears) != len(loaded._forward) or any(
-            m.weight.shape != tuple(reversed(wt.shape))
-            for m, (wt, _) in zip(linears, loaded._forward)):
-        shapes = [tuple(reversed(wt.shape)) for wt, _ in loaded._forward]
-        raise PolicyFileError(f"{path} has card layers {shapes}, which do not match card_arch "
-                              f"{policy.card_hidden}")
-    with torch.no_grad():
-        for m, (wt, b) in zip(linears, loaded._forward):
-            m.weight.copy_(torch.as_tensor(wt.T))
-            m.bias.copy_(torch.as_tensor(b))
-        nets.log_beta.fill_(float(np.log(loaded.beta)))
+    copy_into(linears, nets.log_beta, path, policy.card_hidden)

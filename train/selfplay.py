@@ -468,23 +468,32 @@ def _prior_network(config: SelfPlayConfig, sparse_linear):
 
         def load_policy_file(self, path: str | Path) -> None:
             """Start from an ``expert-prior`` policy file's card network and beta."""
-            from agents.ppo import ExpertPriorActor, PolicyFileError, load_policy, policy_path
-
-            loaded = load_policy(policy_path(path))
-            if not isinstance(loaded, ExpertPriorActor):
-                raise PolicyFileError(f"init_policy {path} is not an expert-prior policy file")
             linears = [m for m in self.card_net.modules() if isinstance(m, nn.Linear)]
-            shapes = [tuple(reversed(wt.shape)) for wt, _ in loaded._forward]
-            if shapes != [tuple(m.weight.shape) for m in linears]:
-                raise PolicyFileError(f"init_policy {path} has card layers {shapes}, which do "
-                                      f"not match card_arch {config.card_arch}")
-            with torch.no_grad():
-                for m, (wt, b) in zip(linears, loaded._forward):
-                    m.weight.copy_(torch.from_numpy(wt.T.copy()))
-                    m.bias.copy_(torch.from_numpy(b))
-                self.log_beta.fill_(math.log(loaded.beta))
+            load_card_network(linears, self.log_beta, path, config.card_arch)
 
     return PriorActorCritic()
+
+
+def load_card_network(linears: list[Any], log_beta, path: str | Path,
+                      card_arch: list[int]) -> None:
+    """Copy the card network and beta of the ``expert-prior`` policy file ``path``
+    (``shipped``: the shipped agent) into torch ``linears`` and the parameter ``log_beta``;
+    :class:`agents.ppo.PolicyFileError` names a file of another network or other layer sizes."""
+    from agents.ppo import ExpertPriorActor, PolicyFileError, load_policy, policy_path
+
+    torch = _torch()
+    loaded = load_policy(policy_path(path))
+    if not isinstance(loaded, ExpertPriorActor):
+        raise PolicyFileError(f"{path} is not an expert-prior policy file")
+    shapes = [tuple(reversed(wt.shape)) for wt, _ in loaded._forward]
+    if shapes != [tuple(m.weight.shape) for m in linears]:
+        raise PolicyFileError(f"{path} has card layers {shapes}, which do not match card_arch "
+                              f"{card_arch}")
+    with torch.no_grad():
+        for m, (wt, b) in zip(linears, loaded._forward):
+            m.weight.copy_(torch.from_numpy(wt.T.copy()))
+            m.bias.copy_(torch.from_numpy(b))
+        log_beta.fill_(math.log(loaded.beta))
 
 
 def throw_net(sizes: list[int], ctx: int):
