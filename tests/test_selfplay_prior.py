@@ -129,7 +129,7 @@ def test_legal_features_are_the_agents_features_in_slots():
 def test_feature_workers_compute_the_same_rows():
     _, obs, masks = _decisions(2, games=2)
     with cf.ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as pool:
-        shared = CardRows.of(obs, masks, pool)
+        shared = CardRows.of(obs, masks, pool, parts=3)
     alone = CardRows.of(obs, masks)
     for a, b in zip(shared.columns().values(), alone.columns().values()):
         np.testing.assert_array_equal(a, b)

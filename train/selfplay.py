@@ -322,15 +322,16 @@ class CardRows:
     COLUMNS = ("card_ids", "prior", "feats")   # their names in a rollout's storage
 
     @classmethod
-    def of(cls, obs: np.ndarray, mask: np.ndarray, workers=None) -> CardRows:
+    def of(cls, obs: np.ndarray, mask: np.ndarray, workers=None, parts: int = 1) -> CardRows:
         """The legal cards of observation rows ``obs`` with masks ``mask``; ``workers``: a
-        process pool sharing the rows (the features cost ~0.2 ms a row in Python)."""
+        process pool sharing the rows in ``parts`` parts (the features cost ~0.2 ms a row in
+        Python)."""
         from agents.features import legal_features
 
         if workers is None:
             return cls(*legal_features(obs, mask))
-        parts = np.array_split(np.arange(len(obs)), workers._max_workers)
-        done = [workers.submit(legal_features, obs[p], mask[p]) for p in parts if len(p)]
+        split = np.array_split(np.arange(len(obs)), parts)
+        done = [workers.submit(legal_features, obs[p], mask[p]) for p in split if len(p)]
         return cls(*(np.concatenate(x) for x in zip(*(f.result() for f in done))))
 
     def __getitem__(self, rows) -> CardRows:
@@ -1051,7 +1052,8 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
                 if not mask.any(1).all():
                     raise RuntimeError("the engine asked a seat to act with no legal card")
                 actions = np.zeros(config.n_games, np.int64)
-                cards = CardRows.of(obs, mask, workers) if with_cards else None
+                cards = (CardRows.of(obs, mask, workers, config.feature_workers)
+                         if with_cards else None)
                 if mine.any():
                     o = torch.from_numpy(obs[mine]).to(device)
                     m = torch.from_numpy(mask[mine]).to(device)
