@@ -108,14 +108,11 @@ class ExpertPriorPolicy(MaskableActorCriticPolicy):
 
 def prior_arrays(policy: ExpertPriorPolicy) -> dict[str, np.ndarray]:
     """The actor's weights as numpy arrays, named as in a policy file."""
+    from train.selfplay import card_network_arrays
+
     nets = policy.mlp_extractor
     linears = [m for m in nets.card_net if isinstance(m, nn.Linear)] + [nets.card_out]
-    out: dict[str, np.ndarray] = {}
-    for i, m in enumerate(linears):
-        out[f"card.{i}.weight"] = m.weight.detach().cpu().numpy().copy()
-        out[f"card.{i}.bias"] = m.bias.detach().cpu().numpy().copy()
-    out["beta"] = nets.log_beta.detach().exp().cpu().numpy().reshape(1).copy()
-    return out
+    return card_network_arrays(linears, nets.log_beta)
 
 
 def load_card_network(policy: ExpertPriorPolicy, path: str) -> None:

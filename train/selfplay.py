@@ -150,8 +150,6 @@ class SelfPlayConfig(RunSettings):
             raise ValueError(f"beta must be > 0, got {self.beta}")
         if not self.card_arch or min(self.card_arch) < 1:
             raise ValueError(f"card_arch must be hidden layer sizes >= 1, got {self.card_arch}")
-        if self.value_warmup < 0:
-            raise ValueError(f"value_warmup must be >= 0, got {self.value_warmup}")
         if self.num_players not in (2, 3, 4):
             raise ValueError(f"num_players must be 2, 3 or 4, got {self.num_players}")
         if not 0.0 <= self.self_play_share <= 1.0:
@@ -161,8 +159,7 @@ class SelfPlayConfig(RunSettings):
         if self.expert_share and self.policy != "expert-prior":
             raise ValueError(f"expert_share needs policy 'expert-prior' (the expert's card is "
                              f"read from its features), got {self.policy!r}")
-        if self.feature_workers < 0:
-            raise ValueError(f"feature_workers must be >= 0, got {self.feature_workers}")
+        self.check_at_least(0, "value_warmup", "feature_workers")
         self.check_at_least(1, "total_steps", "threads", "engine_threads", "n_games", "n_steps",
                             "n_epochs", "minibatch_size", "snapshot_every", "pool_size",
                             "checkpoint_every", "eval_every", "card_dim", "keep_ctx")
@@ -475,6 +472,17 @@ def _prior_network(config: SelfPlayConfig, sparse_linear):
     return PriorActorCritic()
 
 
+def card_network_arrays(linears: list[Any], log_beta) -> dict[str, np.ndarray]:
+    """The card network (torch ``linears``) and beta (``exp(log_beta)``) as the tensors of an
+    ``expert-prior`` policy file; :func:`load_card_network` reads them back."""
+    out: dict[str, np.ndarray] = {}
+    for i, m in enumerate(linears):
+        out[f"card.{i}.weight"] = m.weight.detach().cpu().numpy().copy()
+        out[f"card.{i}.bias"] = m.bias.detach().cpu().numpy().copy()
+    out["beta"] = log_beta.detach().exp().cpu().numpy().reshape(1).copy()
+    return out
+
+
 def load_card_network(linears: list[Any], log_beta, path: str | Path,
                       card_arch: list[int]) -> None:
     """Copy the card network and beta of the ``expert-prior`` policy file ``path``
@@ -574,13 +582,8 @@ def export_arrays(net) -> dict[str, np.ndarray]:
     torch = _torch()
     out: dict[str, np.ndarray] = {}
     if hasattr(net, "card_net"):
-        with torch.no_grad():
-            for i, m in enumerate(m for m in net.card_net.modules()
-                                  if isinstance(m, torch.nn.Linear)):
-                out[f"card.{i}.weight"] = m.weight.detach().cpu().numpy().copy()
-                out[f"card.{i}.bias"] = m.bias.detach().cpu().numpy().copy()
-            out["beta"] = net.log_beta.exp().detach().cpu().numpy().reshape(1).copy()
-        return out
+        return card_network_arrays([m for m in net.card_net.modules()
+                                    if isinstance(m, torch.nn.Linear)], net.log_beta)
     linears = [m for m in net.actor if isinstance(m, torch.nn.Linear)]
 
     def put(name: str, w, b) -> None:
