@@ -625,6 +625,50 @@ def encode_rows(st, cfg, seats, out):
         encode_row(st, cfg, i, seats[i], row)
 
 
+# What a seat cannot see (:meth:`cribenv.vector.VectorGame.hidden`): 52 entries for each
+# other seat's hand (in seat order after it; 3 blocks, unused ones zero), the crib so far, and
+# the starter (turned, or the one the cut will turn)
+H_HANDS = 0
+H_CRIB = 156
+H_STARTER = 208
+HIDDEN_SIZE = 260
+
+
+@jit
+def _set_cards(row, offset, cards):
+    """``row[offset + c] = 1`` for every card ``c`` of the card set ``cards``."""
+    while cards:
+        c = trailing_zeros(cards)
+        cards &= cards - 1
+        row[offset + c] = 1.0
+
+
+@jit
+def hidden_rows(mt, st, cfg, seats, out):
+    """Row ``i`` of ``out``: what seat ``seats[i]`` of game ``i`` cannot see (``H_`` blocks).
+    Before the cut, the starter is the card ``_turn_starter`` will turn: the next draw of the
+    game's generator, made here on a copy of it."""
+    n = cfg[C_PLAYERS]
+    words = np.empty((1, 624), np.uint32)
+    tmp = np.zeros((1, NCOL), np.int64)
+    first = cfg[C_HAND_SIZE] * n
+    rest = 52 - first - (1 if n == 3 else 0)
+    for i in range(st.shape[0]):
+        row = out[i]
+        row[:] = 0.0
+        me = seats[i]
+        for k in range(1, n):
+            _set_cards(row, H_HANDS + 52 * (k - 1), st[i, HAND + (me + k) % n])
+        _set_cards(row, H_CRIB, st[i, CRIB])
+        starter = st[i, STARTER]
+        if starter < 0 and st[i, PHASE] == 0:
+            words[0, :] = mt[i]
+            tmp[0, MTI] = st[i, MTI]
+            starter = st[i, DECK + first + randbelow(words, tmp, 0, rest)]
+        if starter >= 0:
+            row[H_STARTER + starter] = 1.0
+
+
 @jit
 def sample_masks(mask, u, out):
     """``out[i]`` = the ``floor(u[i] * k)``-th of the ``k`` True cards of ``mask[i]`` (0 if

@@ -34,7 +34,9 @@ from cribenv.game import IllegalActionError, Rules
 from cribenv.observation import OBS_SIZE
 from cribenv.scoring import RANK_POINTS
 
-__all__ = ["VectorGame", "VectorIllegalActionError", "seed_words"]
+__all__ = ["HIDDEN_SIZE", "VectorGame", "VectorIllegalActionError", "seed_words"]
+
+HIDDEN_SIZE = K.HIDDEN_SIZE   # entries of VectorGame.hidden
 
 _SEED_MAX = 2**63 - 1   # the AEC env's range for game seeds
 
@@ -372,6 +374,16 @@ class VectorGame:
         self.rewards[rows] = rewards   # the ended games' last rewards stay readable
 
     # ---------------------------------------------------------------- observations
+    def _observers(self, st: np.ndarray, seats: np.ndarray | None) -> np.ndarray:
+        """``seats`` checked (one seat per row of ``st``), or by default the seat to act in
+        each game (seat 0 in a finished one)."""
+        if seats is None:
+            return np.maximum(st[:, K.TO_ACT], 0)
+        seats = np.asarray(seats, np.int64)
+        if seats.shape != (len(st),) or seats.min() < 0 or seats.max() >= self.num_players:
+            raise ValueError(f"seats must be {len(st)} seats 0..{self.num_players - 1}")
+        return seats
+
     def observe(self, seats: np.ndarray | None = None,
                 out: np.ndarray | None = None,
                 rows: np.ndarray | None = None) -> np.ndarray:
@@ -383,16 +395,38 @@ class VectorGame:
         """
         st = self._st if rows is None else self._st[np.asarray(rows, np.int64)]
         num = len(st)
-        if seats is None:
-            seats = np.maximum(st[:, K.TO_ACT], 0)
-        else:
-            seats = np.asarray(seats, np.int64)
-            if seats.shape != (num,) or seats.min() < 0 or seats.max() >= self.num_players:
-                raise ValueError(f"seats must be {num} seats 0..{self.num_players - 1}")
+        seats = self._observers(st, seats)
         if out is None:
             out = np.empty((num, OBS_SIZE), np.float32)
         cfg = self._cfg
         self._map(lambda a, b: K.encode_rows(st[a:b], cfg, seats[a:b], out[a:b]), num)
+        return out
+
+    def hidden(self, seats: np.ndarray | None = None, out: np.ndarray | None = None,
+               rows: np.ndarray | None = None) -> np.ndarray:
+        """``(N, HIDDEN_SIZE)`` float32: what the observer of each game cannot see, for a
+        critic that trains with it (an asymmetric actor-critic; the policy never reads it).
+
+        Blocks of 52 one-hot entries: the cards held now by each other seat, in seat order
+        after the observer (three blocks; those past ``num_players - 1`` are zero), then the
+        crib so far (all its cards), then the starter: the turned one, or during the discard
+        the card the cut will turn (the next draw of the game's generator, computed on a copy
+        of it; the game itself is not changed). ``seats`` and ``rows`` as in :meth:`observe`.
+
+        >>> vg = VectorGame(Rules(), [7])
+        >>> h = vg.hidden()
+        >>> h.shape, int(h[0, :52].sum()), int(h[0, 52:156].sum()), int(h[0, 208:].sum())
+        ((1, 260), 6, 0, 1)
+        """
+        sel = slice(None) if rows is None else np.asarray(rows, np.int64)
+        st, mt = self._st[sel], self._mt[sel]
+        num = len(st)
+        seats = self._observers(st, seats)
+        if out is None:
+            out = np.empty((num, HIDDEN_SIZE), np.float32)
+        cfg = self._cfg
+        self._map(lambda a, b: K.hidden_rows(mt[a:b], st[a:b], cfg, seats[a:b], out[a:b]),
+                  num)
         return out
 
     def close(self) -> None:

@@ -20,7 +20,8 @@ torch = pytest.importorskip("torch")
 from agents import make_agent  # noqa: E402
 from agents.ppo import load_policy  # noqa: E402
 from cribenv.game import Game, Rules  # noqa: E402
-from cribenv.observation import OBS_SIZE, encode  # noqa: E402
+from cribenv.observation import OBS_SIZE, OFFSETS, encode  # noqa: E402
+from cribenv.vector import HIDDEN_SIZE  # noqa: E402
 from train import selfplay  # noqa: E402
 from train.selfplay import (  # noqa: E402
     CheckpointError,
@@ -171,18 +172,26 @@ def test_export_round_trip_torch_equals_numpy(tmp_path, head, players):
     assert policy.arch == ("keeps" if head == "keeps" else "mlp")
 
 
-@pytest.mark.parametrize("head,players", [("mlp", 2), ("cards", 2), ("keeps", 2),
-                                          ("keeps", 4)])
-def test_update_sparse_path_equals_the_dense_network(head, players):
+@pytest.mark.parametrize("head,players,privileged", [
+    ("mlp", 2, False), ("cards", 2, False), ("keeps", 2, False), ("keeps", 4, False),
+    ("mlp", 2, True), ("keeps", 3, True)])
+def test_update_sparse_path_equals_the_dense_network(head, players, privileged):
     """The update computes the first layers from the observations' non-zero entries
     (``sparse_rows`` + ``logits_and_value``, with its own backward): the same logits, values
-    and gradients as the dense ``logits`` / ``value``."""
+    and gradients as the dense ``logits`` / ``value``. With ``privileged_critic`` the rows
+    carry the hidden cards after the observation: the critic reads them, the actor does not."""
     cfg = SelfPlayConfig(policy=head, net_arch=[32, 16], card_dim=8, keep_arch=[16],
-                         keep_ctx=8, num_players=players)
+                         keep_ctx=8, num_players=players, privileged_critic=privileged)
     net = _perturbed_network(cfg)
-    x = torch.from_numpy(_random_observations(players))
+    obs = torch.from_numpy(_random_observations(players))
+    x = obs
+    if privileged:
+        hidden = (torch.rand(len(obs), HIDDEN_SIZE, generator=torch.Generator().manual_seed(1))
+                  < 0.05).float()
+        x = torch.cat([obs, hidden], 1)
+    assert selfplay.critic_inputs(cfg) == x.shape[1]
     rows = selfplay.sparse_rows(x, keep_dense=head == "keeps")
-    assert rows.idx.shape[1] == int((x != 0).sum(1).max()) < OBS_SIZE // 8
+    assert rows.idx.shape[1] == int((x != 0).sum(1).max()) < x.shape[1] // 4
     dense_x = torch.zeros_like(x).scatter_add_(1, rows.idx, rows.val)
     assert torch.equal(dense_x, x)                    # the rows hold every entry, once
     weights = torch.randn(len(x), 52)
@@ -194,7 +203,7 @@ def test_update_sparse_path_equals_the_dense_network(head, players):
 
     logits, value = net.logits_and_value(rows)
     sparse = grads((logits.clamp(-50, 50) * weights).sum() + value.square().sum())
-    dense_logits, dense_value = net.logits(x), net.value(x)
+    dense_logits, dense_value = net.logits(obs), net.value(x)
     dense = grads((dense_logits.clamp(-50, 50) * weights).sum() + dense_value.square().sum())
     torch.testing.assert_close(logits, dense_logits, rtol=1e-5, atol=1e-4)
     torch.testing.assert_close(value, dense_value, rtol=1e-5, atol=1e-4)
@@ -292,6 +301,32 @@ def test_tiny_run_trains_and_plays(tmp_path, players, head):
                              "action_mask": mask}))
     with pytest.raises(CheckpointError, match="already holds a run"):
         train(tiny(), run, progress=False, log=lambda s: None)
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_privileged_critic_reads_the_hidden_cards(tmp_path, players, monkeypatch):
+    """With ``privileged_critic`` each decision's critic input is its observation followed by
+    ``VectorGame.hidden`` of the same seat (checked against the observation's own counts:
+    the next seat's cards held, one starter); the policy file is the actor alone, as
+    without it."""
+    stored = []
+    decide = SeatRollout.decide
+
+    def record(self, rows, obs, *args, **kw):
+        stored.append(obs.copy())
+        return decide(self, rows, obs, *args, **kw)
+
+    monkeypatch.setattr(SeatRollout, "decide", record)
+    policy = train(tiny(num_players=players, policy="mlp", privileged_critic=True,
+                        total_steps=256), tmp_path / "run", progress=False, log=lambda s: None)
+    x = np.concatenate(stored)
+    assert x.shape[1] == OBS_SIZE + HIDDEN_SIZE and len(x) >= 256
+    obs, hidden = x[:, :OBS_SIZE], x[:, OBS_SIZE:]
+    held_next = np.rint(obs[:, OFFSETS["cards_held"].start + 1] * 6)
+    np.testing.assert_array_equal(hidden[:, :52].sum(1), held_next)
+    assert (hidden[:, 208:].sum(1) == 1).all()
+    assert not hidden[:, 52 * (players - 1):156].any()
+    assert load_policy(policy).arch == "mlp"
 
 
 def _columns(path: Path) -> list[dict[str, str]]:

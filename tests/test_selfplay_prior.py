@@ -25,6 +25,7 @@ from agents.ppo import (  # noqa: E402
 from cribenv.cli import main  # noqa: E402
 from cribenv.game import Game, Phase, Rules  # noqa: E402
 from cribenv.observation import encode  # noqa: E402
+from cribenv.vector import HIDDEN_SIZE  # noqa: E402
 from train import selfplay  # noqa: E402
 from train.selfplay import CardRows, SelfPlayConfig, export_policy, make_network, train  # noqa: E402
 
@@ -79,10 +80,12 @@ def test_starts_as_the_shipped_agent_and_exports_it_back(tmp_path, players):
                                rtol=1e-5, atol=1e-4)
 
 
-def test_update_path_equals_the_dense_network():
+@pytest.mark.parametrize("privileged", [False, True])
+def test_update_path_equals_the_dense_network(privileged):
     """``logits_and_value`` on sparse rows: the same logits, values and gradients as
-    ``logits`` and ``value`` on the dense observations."""
-    cfg = SelfPlayConfig(**{**PRIOR, "card_arch": [8, 8]})
+    ``logits`` and ``value`` on the dense observations (with ``privileged_critic``, the
+    critic's rows carry hidden cards after the observation)."""
+    cfg = SelfPlayConfig(**{**PRIOR, "card_arch": [8, 8], "privileged_critic": privileged})
     torch.manual_seed(0)
     net = make_network(cfg)
     with torch.no_grad():
@@ -91,6 +94,8 @@ def test_update_path_equals_the_dense_network():
     _, obs, masks = _decisions(2)
     cards = CardRows.of(obs, masks).to_torch("cpu")
     x = torch.from_numpy(obs)
+    if privileged:
+        x = torch.cat([x, (torch.rand(len(x), HIDDEN_SIZE) < 0.05).float()], 1)
     weights = torch.randn(len(x), 52)
 
     def grads(loss):

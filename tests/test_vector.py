@@ -21,9 +21,9 @@ pytest.importorskip("numba", reason="the batched engine needs numba")
 
 from cribenv import _vector_kernels as K  # noqa: E402
 from cribenv.aec import CribbageEnv  # noqa: E402
-from cribenv.game import Game, IllegalActionError, Rules  # noqa: E402
+from cribenv.game import Game, IllegalActionError, Phase, Rules  # noqa: E402
 from cribenv.observation import OBS_SIZE, OFFSETS, encode  # noqa: E402
-from cribenv.vector import VectorGame, VectorIllegalActionError, seed_words  # noqa: E402
+from cribenv.vector import HIDDEN_SIZE, VectorGame, VectorIllegalActionError, seed_words  # noqa: E402
 
 _SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "vector_differential.py"
 _spec = importlib.util.spec_from_file_location("vector_differential", _SCRIPT)
@@ -402,3 +402,76 @@ def test_docstring_examples() -> None:
 
     result = doctest.testmod(cribenv.vector)
     assert result.attempted >= 4 and result.failed == 0
+
+
+# ------------------------------------------------------------------------------------------
+# hidden(): what a seat cannot see (the asymmetric critic's input)
+# ------------------------------------------------------------------------------------------
+def _hidden_of(game: Game, seat: int) -> np.ndarray:
+    """The expected ``hidden`` row from ``Game``: other seats' hands, crib, starter. Before
+    the cut, the starter comes from a copy of the game whose seats lay away their first
+    legal cards until the cut turns it."""
+    row = np.zeros(HIDDEN_SIZE, np.float32)
+    n = game.num_players
+    for k in range(1, n):
+        row[[52 * (k - 1) + c for c in game.hands[(seat + k) % n]]] = 1.0
+    row[[156 + c for c in game.crib]] = 1.0
+    if game.phase is Phase.DISCARD:
+        ahead = game.clone()
+        while ahead.phase is Phase.DISCARD:
+            ahead.step(ahead.legal_actions()[0])
+        row[208 + ahead.starter] = 1.0
+    elif game.phase is Phase.PLAY:
+        row[208 + game.starter] = 1.0
+    return row
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_hidden_is_the_other_hands_the_crib_and_the_starter_to_come(players: int) -> None:
+    rules = Rules(num_players=players, target=61)
+    seeds = list(range(40, 52))
+    vg = VectorGame(rules, seeds)
+    games = [Game(rules, seed=s) for s in seeds]
+    rng = np.random.default_rng(players)
+    checked = 0
+    while not vg.done.all() and checked < 3000:
+        others = rng.integers(0, players, len(seeds))
+        acting, chosen = vg.hidden(), vg.hidden(others)
+        for i, g in enumerate(games):
+            if g.is_over:
+                continue
+            assert np.array_equal(acting[i], _hidden_of(g, g.current_player))
+            assert np.array_equal(chosen[i], _hidden_of(g, int(others[i])))
+            checked += 1
+        actions = vg.random_actions(rng)
+        vg.step(actions)          # hidden() left the games as they were: still equal to Game's
+        for i, g in enumerate(games):
+            if not g.is_over:
+                g.step(int(actions[i]))
+    assert checked > 500
+    assert vg.hidden(rows=np.array([1])).shape == (1, HIDDEN_SIZE)
+    with pytest.raises(ValueError, match="seats"):
+        vg.hidden(np.full(len(seeds), players))
+
+
+def test_hidden_by_hand() -> None:
+    """Two players, the deal fixed by hand: seat 0 sees seat 1's hand, then the crib fills,
+    and the starter is known before the cut."""
+    rules = Rules()
+    vg = VectorGame(rules, [5], first_dealer=1)
+    g = Game(rules, seed=5, first_dealer=1)
+    h = vg.hidden(np.array([0]))[0]
+    assert sorted(np.flatnonzero(h[:52])) == sorted(g.hands[1])
+    assert not h[52:208].any()                    # no third or fourth seat, an empty crib
+    first = g.legal_actions()[0]
+    vg.step([first])
+    g.step(first)
+    h = vg.hidden(np.array([1]))[0]               # seat 1's view: seat 0's 5 cards, the crib
+    assert sorted(np.flatnonzero(h[:52])) == sorted(g.hands[0]) and h[:52].sum() == 5
+    assert list(np.flatnonzero(h[156:208])) == [first]
+    starter = int(np.flatnonzero(h[208:])[0])
+    while g.phase is Phase.DISCARD:
+        card = g.legal_actions()[0]
+        vg.step([card])
+        g.step(card)
+    assert g.starter == starter == int(np.flatnonzero(vg.hidden()[0, 208:])[0])

@@ -51,7 +51,7 @@ import numpy as np
 
 from cribenv.game import Rules
 from cribenv.observation import OBS_SIZE
-from cribenv.vector import VectorGame
+from cribenv.vector import HIDDEN_SIZE, VectorGame
 from train.checkpoints import (
     CheckpointError,
     describe_resume,
@@ -118,6 +118,7 @@ class SelfPlayConfig(RunSettings):
     beta: float = 3.0                 # "expert-prior": initial weight of the expert's values
     init_policy: str = ""             # "expert-prior": start from this policy file ("shipped")
     value_warmup: int = 0             # first learner steps that train the critic only
+    privileged_critic: bool = False   # the critic also reads what the seat cannot see
     # opponents
     self_play_share: float = 0.5      # games where the learner plays every seat
     expert_share: float = 0.0         # "expert-prior": of the other games, those against expert
@@ -200,6 +201,9 @@ HELP: dict[str, str] = {
     "beta": "expert-prior: initial weight of the expert's card values in the logits",
     "init_policy": "expert-prior: start from this policy file's card network and beta "
                    "('shipped': the shipped agent)",
+    "privileged_critic": "the critic also reads what the seat cannot see (the other hands, "
+                         "the crib, the starter to come: VectorGame.hidden); the policy never "
+                         "does, so the agent plays from its own view",
     "value_warmup": "learner steps at the start that train the critic only (the "
                     "policy kept as it starts; for a strong init_policy)",
     "self_play_share": "share of games where the learner plays every seat (the rest: "
@@ -354,6 +358,12 @@ def card_logits(cards: CardRows, score_net, beta):
     return out.scatter(1, slot_card, score)[:, :NUM_CARDS]
 
 
+def critic_inputs(config: SelfPlayConfig) -> int:
+    """Entries of the critic's input: the observation, then with ``privileged_critic`` what
+    the seat cannot see (:meth:`cribenv.vector.VectorGame.hidden`)."""
+    return OBS_SIZE + (HIDDEN_SIZE if config.privileged_critic else 0)
+
+
 def make_network(config: SelfPlayConfig):
     """The actor-critic of ``config`` (a ``torch.nn.Module``)."""
     torch = _torch()
@@ -370,6 +380,7 @@ def make_network(config: SelfPlayConfig):
             sizes = [OBS_SIZE, *config.net_arch]
             width = sizes[-1]
             self.actor = _mlp(sizes)
+            self.hidden_in = critic_inputs(config) - OBS_SIZE
             self.per_card = config.policy in ("cards", "keeps")
             self.keeps = config.policy == "keeps"
             if self.keeps:
@@ -385,7 +396,8 @@ def make_network(config: SelfPlayConfig):
                 self.card_bias = nn.Parameter(torch.zeros(NUM_CARDS))
             else:
                 self.head = _init(nn.Linear(width, NUM_CARDS), 0.01)
-            self.critic = nn.Sequential(_mlp(sizes), _init(nn.Linear(width, 1), 1.0))
+            self.critic = nn.Sequential(_mlp([critic_inputs(config), *config.net_arch]),
+                                        _init(nn.Linear(width, 1), 1.0))
 
         def action_layer(self):
             """(weight (52, width), bias (52,)) of the actor's last layer."""
@@ -410,19 +422,25 @@ def make_network(config: SelfPlayConfig):
             return out
 
         def value(self, obs):
+            """The critic's value of its input rows (:func:`critic_inputs` wide)."""
             return self.critic(obs).squeeze(-1)
 
         def logits_and_value(self, x: SparseRows):
-            """``(logits, value)`` of observations given as :class:`SparseRows`: the same
-            numbers as ``logits`` and ``value`` of the dense rows (up to float rounding), the
-            actor's and critic's first layers computed together from the non-zero entries."""
+            """``(logits, value)`` of the critic's input rows given as :class:`SparseRows`
+            (the observation first, then with ``privileged_critic`` the hidden cards, which
+            the actor does not read): the same numbers as ``logits`` and ``value`` of the
+            dense rows (up to float rounding), the actor's and critic's first layers computed
+            together from the non-zero entries."""
             a0, c0 = self.actor[0], self.critic[0][0]
             width = a0.out_features
-            w = torch.cat([a0.weight, c0.weight]).t().contiguous()      # (OBS_SIZE, 2 width)
+            aw = a0.weight
+            if self.hidden_in:
+                aw = torch.cat([aw, aw.new_zeros(width, self.hidden_in)], 1)
+            w = torch.cat([aw, c0.weight]).t().contiguous()     # (critic inputs, 2 width)
             z = sparse_linear(x.idx, x.val, w) + torch.cat([a0.bias, c0.bias])
             h = self.actor[1:](z[:, :width])
             v = self.critic[1:](self.critic[0][1:](z[:, width:])).squeeze(-1)
-            return self._head(x.dense, h), v
+            return self._head(None if x.dense is None else x.dense[:, :OBS_SIZE], h), v
 
     return ActorCritic()
 
@@ -446,7 +464,7 @@ def _prior_network(config: SelfPlayConfig, sparse_linear):
             nn.init.zeros_(out.bias)
             self.card_net = nn.Sequential(_mlp([NUM_FEATURES, *config.card_arch]), out)
             self.log_beta = nn.Parameter(torch.tensor(math.log(config.beta)))
-            sizes = [OBS_SIZE, *config.net_arch]
+            sizes = [critic_inputs(config), *config.net_arch]
             self.critic = nn.Sequential(_mlp(sizes), _init(nn.Linear(sizes[-1], 1), 1.0))
 
         def action_layer(self):
@@ -1050,6 +1068,8 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
                 vg = games.vg
                 seat = vg.to_act
                 obs, mask = vg.observe(), vg.legal_mask()
+                seen = (np.concatenate([obs, vg.hidden()], 1) if config.privileged_critic
+                        else obs)     # the critic's input
                 rows = game_rows * seats + seat
                 mine = games.learner[game_rows, seat]
                 if not mask.any(1).all():
@@ -1068,10 +1088,11 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
                         gumbel = -torch.log(-torch.log(
                             torch.rand(logp.shape, generator=gen).clamp_min(1e-20))).to(device)
                         a = torch.argmax(logp + gumbel, 1)
-                        v = net.value(o)
+                        v = net.value(torch.from_numpy(seen[mine]).to(device)
+                                      if config.privileged_critic else o)
                     a_np = a.cpu().numpy()
                     actions[mine] = a_np
-                    rollout.decide(rows[mine], obs[mine], mask[mine], a_np,
+                    rollout.decide(rows[mine], seen[mine], mask[mine], a_np,
                                    logp.gather(1, a[:, None])[:, 0].cpu().numpy(),
                                    v.cpu().numpy(),
                                    None if my_cards is None else my_cards.columns())
