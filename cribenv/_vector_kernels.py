@@ -626,12 +626,15 @@ def encode_rows(st, cfg, seats, out):
 
 
 # What a seat cannot see (:meth:`cribenv.vector.VectorGame.hidden`): 52 entries for each
-# other seat's hand (in seat order after it; 3 blocks, unused ones zero), the crib so far, and
-# the starter (turned, or the one the cut will turn)
+# other seat's hand (in seat order after it; 3 blocks, unused ones zero), the crib so far, the
+# starter (turned, or the one the cut will turn), then the show to come: the points / 29 of
+# each seat's four kept cards with that starter (the observer first, then in seat order; 0
+# until the seat has laid away its cards) and of the crib (0 until it is complete)
 H_HANDS = 0
 H_CRIB = 156
 H_STARTER = 208
-HIDDEN_SIZE = 260
+H_SHOW = 260
+HIDDEN_SIZE = 265
 
 
 @jit
@@ -644,7 +647,28 @@ def _set_cards(row, offset, cards):
 
 
 @jit
-def hidden_rows(mt, st, cfg, seats, out):
+def _four_points(cards, starter, is_crib, rank_points):
+    """Show points of the 4-card set ``cards`` with ``starter``."""
+    c0 = trailing_zeros(cards)
+    cards &= cards - 1
+    c1 = trailing_zeros(cards)
+    cards &= cards - 1
+    c2 = trailing_zeros(cards)
+    cards &= cards - 1
+    return show_points(c0, c1, c2, trailing_zeros(cards), starter, is_crib, rank_points)
+
+
+@jit
+def _popcount(cards):
+    k = 0
+    while cards:
+        cards &= cards - 1
+        k += 1
+    return k
+
+
+@jit
+def hidden_rows(mt, st, cfg, rank_points, seats, out):
     """Row ``i`` of ``out``: what seat ``seats[i]`` of game ``i`` cannot see (``H_`` blocks).
     Before the cut, the starter is the card ``_turn_starter`` will turn: the next draw of the
     game's generator, made here on a copy of it."""
@@ -665,8 +689,16 @@ def hidden_rows(mt, st, cfg, seats, out):
             words[0, :] = mt[i]
             tmp[0, MTI] = st[i, MTI]
             starter = st[i, DECK + first + randbelow(words, tmp, 0, rest)]
-        if starter >= 0:
-            row[H_STARTER + starter] = 1.0
+        if starter < 0:
+            continue
+        row[H_STARTER + starter] = 1.0
+        for k in range(n):
+            seat = (me + k) % n
+            kept = st[i, KEPT + seat] if st[i, PHASE] == 1 else st[i, HAND + seat]
+            if _popcount(kept) == 4:
+                row[H_SHOW + k] = _four_points(kept, starter, False, rank_points) / 29.0
+        if _popcount(st[i, CRIB]) == 4:
+            row[H_SHOW + 4] = _four_points(st[i, CRIB], starter, True, rank_points) / 29.0
 
 
 @jit

@@ -411,12 +411,15 @@ class VectorGame:
         after the observer (three blocks; those past ``num_players - 1`` are zero), then the
         crib so far (all its cards), then the starter: the turned one, or during the discard
         the card the cut will turn (the next draw of the game's generator, computed on a copy
-        of it; the game itself is not changed). ``seats`` and ``rows`` as in :meth:`observe`.
+        of it; the game itself is not changed). Then five numbers, the show to come: the
+        points / 29 of each seat's four kept cards with that starter (the observer first, then
+        in seat order; 0 until the seat has laid away its cards) and of the crib (0 until it
+        is complete). ``seats`` and ``rows`` as in :meth:`observe`.
 
         >>> vg = VectorGame(Rules(), [7])
         >>> h = vg.hidden()
-        >>> h.shape, int(h[0, :52].sum()), int(h[0, 52:156].sum()), int(h[0, 208:].sum())
-        ((1, 260), 6, 0, 1)
+        >>> h.shape, int(h[0, :52].sum()), int(h[0, 52:156].sum()), int(h[0, 208:260].sum())
+        ((1, 265), 6, 0, 1)
         """
         sel = slice(None) if rows is None else np.asarray(rows, np.int64)
         st, mt = self._st[sel], self._mt[sel]
@@ -425,7 +428,8 @@ class VectorGame:
         if out is None:
             out = np.empty((num, HIDDEN_SIZE), np.float32)
         cfg = self._cfg
-        self._map(lambda a, b: K.hidden_rows(mt[a:b], st[a:b], cfg, seats[a:b], out[a:b]),
+        rp = self._rank_points
+        self._map(lambda a, b: K.hidden_rows(mt[a:b], st[a:b], cfg, rp, seats[a:b], out[a:b]),
                   num)
         return out
 

@@ -324,7 +324,7 @@ def test_privileged_critic_reads_the_hidden_cards(tmp_path, players, monkeypatch
     obs, hidden = x[:, :OBS_SIZE], x[:, OBS_SIZE:]
     held_next = np.rint(obs[:, OFFSETS["cards_held"].start + 1] * 6)
     np.testing.assert_array_equal(hidden[:, :52].sum(1), held_next)
-    assert (hidden[:, 208:].sum(1) == 1).all()
+    assert (hidden[:, 208:260].sum(1) == 1).all()
     assert not hidden[:, 52 * (players - 1):156].any()
     assert load_policy(policy).arch == "mlp"
 

@@ -23,6 +23,7 @@ from cribenv import _vector_kernels as K  # noqa: E402
 from cribenv.aec import CribbageEnv  # noqa: E402
 from cribenv.game import Game, IllegalActionError, Phase, Rules  # noqa: E402
 from cribenv.observation import OBS_SIZE, OFFSETS, encode  # noqa: E402
+from cribenv.scoring import score_hand_ids  # noqa: E402
 from cribenv.vector import HIDDEN_SIZE, VectorGame, VectorIllegalActionError, seed_words  # noqa: E402
 
 _SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "vector_differential.py"
@@ -420,9 +421,19 @@ def _hidden_of(game: Game, seat: int) -> np.ndarray:
         ahead = game.clone()
         while ahead.phase is Phase.DISCARD:
             ahead.step(ahead.legal_actions()[0])
-        row[208 + ahead.starter] = 1.0
+        starter = ahead.starter
     elif game.phase is Phase.PLAY:
-        row[208 + game.starter] = 1.0
+        starter = game.starter
+    else:
+        return row
+    row[208 + starter] = 1.0
+    for k in range(n):
+        kept = game.kept[(seat + k) % n] if game.phase is Phase.PLAY \
+            else game.hands[(seat + k) % n]
+        if len(kept) == 4:
+            row[260 + k] = np.float32(score_hand_ids(kept, starter) / 29.0)
+    if len(game.crib) == 4:
+        row[264] = np.float32(score_hand_ids(game.crib, starter, is_crib=True) / 29.0)
     return row
 
 
@@ -463,6 +474,7 @@ def test_hidden_by_hand() -> None:
     h = vg.hidden(np.array([0]))[0]
     assert sorted(np.flatnonzero(h[:52])) == sorted(g.hands[1])
     assert not h[52:208].any()                    # no third or fourth seat, an empty crib
+    assert not h[260:].any()                      # nobody has laid away yet
     first = g.legal_actions()[0]
     vg.step([first])
     g.step(first)
@@ -474,4 +486,9 @@ def test_hidden_by_hand() -> None:
         card = g.legal_actions()[0]
         vg.step([card])
         g.step(card)
-    assert g.starter == starter == int(np.flatnonzero(vg.hidden()[0, 208:])[0])
+    h = vg.hidden(np.array([0]))[0]
+    assert g.starter == starter == int(np.flatnonzero(h[208:260])[0])
+    assert h[260] * 29 == pytest.approx(score_hand_ids(g.kept[0], starter))
+    assert h[261] * 29 == pytest.approx(score_hand_ids(g.kept[1], starter))
+    assert h[264] * 29 == pytest.approx(score_hand_ids(g.crib, starter, is_crib=True))
+    assert h[260:].any() and not h[262:264].any()
