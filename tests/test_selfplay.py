@@ -441,3 +441,20 @@ def test_damaged_keeps_policy_files_are_refused_naming_the_part(tmp_path):
     two_outputs = {**tensors, "keep.1.weight": np.zeros((2, 8)), "keep.1.bias": np.zeros(2)}
     with pytest.raises(PolicyFileError, match="one output per throw"):
         load_policy(save_tensors(tmp_path / "c.safetensors", two_outputs, meta))
+
+
+def test_entropy_and_its_gradient_are_the_legal_cards_categoricals():
+    """``entropy`` (illegal entries zeroed before ``exp``) equals torch's Categorical entropy
+    over the legal cards alone, gradients included."""
+    torch.manual_seed(3)
+    logits = torch.randn(200, 52, requires_grad=True)
+    mask = torch.rand(200, 52) < 0.12
+    mask[:, 7] = True
+    ours = selfplay.entropy(selfplay.masked_log_probs(logits, mask), mask)
+    theirs = torch.stack([torch.distributions.Categorical(logits=row[m]).entropy()
+                          for row, m in zip(logits, mask)])
+    torch.testing.assert_close(ours, theirs)
+    g1, = torch.autograd.grad(ours.sum(), logits)
+    g2, = torch.autograd.grad(theirs.sum(), logits)
+    torch.testing.assert_close(g1, g2)
+    assert (g1[~mask] == 0).all()

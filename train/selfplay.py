@@ -590,8 +590,18 @@ def masked_log_probs(logits, mask):
 
 
 def entropy(logp, mask):
-    torch = _torch()
-    return -(torch.where(mask, logp.exp() * logp, torch.zeros_like(logp))).sum(-1)
+    """Entropy of each row's distribution over its legal cards. The illegal entries are set to
+    0 before ``exp``: torch's vectorised ``exp`` is ~12x slower on inputs below float32's
+    range (the -1e9 of :func:`masked_log_probs`), and most of a row's 52 entries are illegal.
+
+    >>> import torch
+    >>> mask = torch.tensor([[True, True, False]])
+    >>> logp = masked_log_probs(torch.zeros(1, 3), mask)
+    >>> round(float(entropy(logp, mask)), 4)   # log 2
+    0.6931
+    """
+    lp = logp.masked_fill(~mask, 0.0)
+    return -(lp.exp() * lp).sum(-1)
 
 
 def export_arrays(net) -> dict[str, np.ndarray]:
