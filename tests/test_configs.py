@@ -38,3 +38,10 @@ def test_the_from_shipped_config_made_the_run_kept_in_results():
     kept = SelfPlayConfig.load(RESULTS / "selfplay-from-shipped" / "config.json")
     assert kept.to_dict() == config.to_dict()
     assert config.policy == "expert-prior" and config.init_policy == "shipped"
+
+
+def test_the_privileged_critic_config_made_the_run_kept_in_results():
+    config = SelfPlayConfig.load(Path(CONFIGS[0]).parent / "selfplay-privileged-critic.json")
+    kept = SelfPlayConfig.load(RESULTS / "selfplay-privileged-critic" / "config.json")
+    assert kept.to_dict() == config.to_dict()
+    assert config.privileged_critic and config.init_policy == "shipped"
