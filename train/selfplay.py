@@ -12,7 +12,8 @@
    and suit counts of the cards it keeps and throws plus a projection of the actor's last
    hidden layer, and the two discard decisions draw from that one distribution over throws (a
    card's logit is the log-sum-exp of the scores of the throws that hold it); it exports as a
-   ``keeps`` policy file.
+   ``keeps`` policy file. With ``privileged_critic`` the critic also reads what the seat
+   cannot see (:meth:`cribenv.vector.VectorGame.hidden`); the actor never does.
 3. **Seats as rows** (:class:`SeatRollout`): every seat of every game is a row; each row's
    trajectory is its own decisions. The points (and the final result) earned between two
    decisions of a seat, on anyone's turn, are credited to its earlier decision; the game's end
