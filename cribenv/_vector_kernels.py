@@ -333,6 +333,18 @@ def _playable(hand, count):
 
 
 @jit
+def _four_points(cards, starter, is_crib, rank_points):
+    """Show points of the 4-card set ``cards`` (lowest card first) with ``starter``."""
+    c0 = trailing_zeros(cards)
+    cards &= cards - 1
+    c1 = trailing_zeros(cards)
+    cards &= cards - 1
+    c2 = trailing_zeros(cards)
+    cards &= cards - 1
+    return show_points(c0, c1, c2, trailing_zeros(cards), starter, is_crib, rank_points)
+
+
+@jit
 def _show(mt, st, cfg, rank_points, i):
     """``Game._show``: count the hands from the dealer's left, then the crib."""
     n = cfg[C_PLAYERS]
@@ -346,14 +358,7 @@ def _show(mt, st, cfg, rank_points, i):
         else:
             seat = dealer
             hand = st[i, CRIB]
-        c0 = trailing_zeros(hand)        # the 4 cards, lowest first
-        hand &= hand - 1
-        c1 = trailing_zeros(hand)
-        hand &= hand - 1
-        c2 = trailing_zeros(hand)
-        hand &= hand - 1
-        c3 = trailing_zeros(hand)
-        pts = show_points(c0, c1, c2, c3, starter, k > n, rank_points)
+        pts = _four_points(hand, starter, k > n, rank_points)
         if pts and _score(st, cfg, i, side_of(seat, n), pts):
             return
     if cfg[C_MAX_HANDS] > 0 and st[i, HAND_NO] + 1 >= cfg[C_MAX_HANDS]:
@@ -404,14 +409,21 @@ def _continue_play(mt, st, cfg, rank_points, i, seat):
 
 
 @jit
+def _cut_position(mt, st, cfg, i):
+    """The deck position of the starter the cut turns: a draw of game ``i``'s generator
+    among the cards past the hands (and, with 3 players, the crib's card)."""
+    n = cfg[C_PLAYERS]
+    first = cfg[C_HAND_SIZE] * n
+    return first + randbelow(mt, st, i, 52 - first - (1 if n == 3 else 0))
+
+
+@jit
 def _turn_starter(mt, st, cfg, rank_points, i):
     """``Game._turn_starter``: keep the hands, cut the starter (2 for his heels)."""
     n = cfg[C_PLAYERS]
     for s in range(n):
         st[i, KEPT + s] = st[i, HAND + s]
-    first = cfg[C_HAND_SIZE] * n
-    rest = 52 - first - (1 if n == 3 else 0)
-    starter = st[i, DECK + first + randbelow(mt, st, i, rest)]
+    starter = st[i, DECK + _cut_position(mt, st, cfg, i)]
     st[i, STARTER] = starter
     st[i, PHASE] = 1
     dealer = st[i, DEALER]
@@ -647,27 +659,6 @@ def _set_cards(row, offset, cards):
 
 
 @jit
-def _four_points(cards, starter, is_crib, rank_points):
-    """Show points of the 4-card set ``cards`` with ``starter``."""
-    c0 = trailing_zeros(cards)
-    cards &= cards - 1
-    c1 = trailing_zeros(cards)
-    cards &= cards - 1
-    c2 = trailing_zeros(cards)
-    cards &= cards - 1
-    return show_points(c0, c1, c2, trailing_zeros(cards), starter, is_crib, rank_points)
-
-
-@jit
-def _popcount(cards):
-    k = 0
-    while cards:
-        cards &= cards - 1
-        k += 1
-    return k
-
-
-@jit
 def hidden_rows(mt, st, cfg, rank_points, seats, out):
     """Row ``i`` of ``out``: what seat ``seats[i]`` of game ``i`` cannot see (``H_`` blocks).
     Before the cut, the starter is the card ``_turn_starter`` will turn: the next draw of the
@@ -675,8 +666,6 @@ def hidden_rows(mt, st, cfg, rank_points, seats, out):
     n = cfg[C_PLAYERS]
     words = np.empty((1, 624), np.uint32)
     tmp = np.zeros((1, NCOL), np.int64)
-    first = cfg[C_HAND_SIZE] * n
-    rest = 52 - first - (1 if n == 3 else 0)
     for i in range(st.shape[0]):
         row = out[i]
         row[:] = 0.0
@@ -685,19 +674,24 @@ def hidden_rows(mt, st, cfg, rank_points, seats, out):
             _set_cards(row, H_HANDS + 52 * (k - 1), st[i, HAND + (me + k) % n])
         _set_cards(row, H_CRIB, st[i, CRIB])
         starter = st[i, STARTER]
-        if starter < 0 and st[i, PHASE] == 0:
+        phase = st[i, PHASE]
+        if starter < 0 and phase == 0:
             words[0, :] = mt[i]
             tmp[0, MTI] = st[i, MTI]
-            starter = st[i, DECK + first + randbelow(words, tmp, 0, rest)]
+            starter = st[i, DECK + _cut_position(words, tmp, cfg, 0)]
         if starter < 0:
             continue
         row[H_STARTER + starter] = 1.0
         for k in range(n):
             seat = (me + k) % n
-            kept = st[i, KEPT + seat] if st[i, PHASE] == 1 else st[i, HAND + seat]
-            if _popcount(kept) == 4:
-                row[H_SHOW + k] = _four_points(kept, starter, False, rank_points) / 29.0
-        if _popcount(st[i, CRIB]) == 4:
+            if phase == 1:                       # the play: the kept cards
+                kept = st[i, KEPT + seat]
+            elif st[i, HELD + seat] == 4:        # laid away already (or the game ended so)
+                kept = st[i, HAND + seat]
+            else:
+                continue
+            row[H_SHOW + k] = _four_points(kept, starter, False, rank_points) / 29.0
+        if phase != 0:                           # the last discard completes the crib
             row[H_SHOW + 4] = _four_points(st[i, CRIB], starter, True, rank_points) / 29.0
 
 

@@ -1099,8 +1099,7 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
                         gumbel = -torch.log(-torch.log(
                             torch.rand(logp.shape, generator=gen).clamp_min(1e-20))).to(device)
                         a = torch.argmax(logp + gumbel, 1)
-                        v = net.value(torch.from_numpy(seen[mine]).to(device)
-                                      if config.privileged_critic else o)
+                        v = net.value(torch.from_numpy(seen[mine]).to(device))
                     a_np = a.cpu().numpy()
                     actions[mine] = a_np
                     rollout.decide(rows[mine], seen[mine], mask[mine], a_np,
