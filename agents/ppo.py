@@ -1,7 +1,7 @@
 """``ppo:PATH`` agents: a trained policy played from observations, with numpy only.
 
 A policy file is weights only: a ``.safetensors`` file (which cannot run code when loaded) whose
-metadata holds a JSON config. Two networks (``arch`` in the config):
+metadata holds a JSON config. Three networks (``arch`` in the config):
 
 * ``mlp`` (the default): the actor of an SB3 ``MlpPolicy`` on the observation vector: hidden
   layers ``pi.{i}.weight`` / ``pi.{i}.bias`` with an activation, then ``action.weight`` /
@@ -15,9 +15,16 @@ metadata holds a JSON config. Two networks (``arch`` in the config):
   features of :mod:`agents.features` (layers ``card.{i}.weight`` / ``card.{i}.bias``, the last
   giving one number; ``beta``); see :mod:`train.prior_policy`.
 
-Each network is read into a numpy *actor* (:class:`MlpActor`, :class:`ExpertPriorActor`; their
-torch counterparts used in training live in :mod:`train.prior_policy`). Illegal cards are
-masked out. Training checkpoints (SB3 zip
+Each network is read into a numpy *actor* (:class:`MlpActor`, :class:`KeepsActor`,
+:class:`ExpertPriorActor`; their torch counterparts used in training live in :mod:`train`).
+Illegal cards are masked out.
+
+**The same choice on every machine.** The actors compute in float64 (a float32 product is
+exact in float64, so BLAS kernels, thread counts and a row's place in a batch change a logit
+by a few units in the 16th digit at most), and :func:`best_card` treats logits within
+:data:`TIE_TOLERANCE` (relative) of the best as tied, taking the lowest card id among them.
+Two cards of the same rank often get the same logit but for that rounding (float32 sums in
+another order differ by ~1e-6), which once let the CPU pick the card. Training checkpoints (SB3 zip
 archives, which hold optimizer state) stay in the run folder for resuming; they are never loaded
 here.
 """
@@ -106,6 +113,19 @@ def _check_chain(layers: list[tuple[np.ndarray, np.ndarray]], size: int, name: s
     return size
 
 
+def _transposed(w: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A layer's ``(in, out)`` weight and bias as contiguous float64 (from float32 values)."""
+    return (np.ascontiguousarray(w.T, np.float64), b.astype(np.float64))
+
+
+def _check_finite(layers: list[tuple[np.ndarray, np.ndarray]]) -> None:
+    """Refuse weights that are not finite once cast to float32 (1e300 in a float64 file)."""
+    for i, (w, b) in enumerate(layers):
+        if not (np.isfinite(w).all() and np.isfinite(b).all()):
+            raise PolicyFileError(f"layer {i} holds values that are not finite as float32 "
+                                  f"(NaN, inf, or beyond float32's range); the file is damaged")
+
+
 def _forward_chain(layers: list[tuple[np.ndarray, np.ndarray]], x: np.ndarray,
                    activation: Any) -> np.ndarray:
     """``x`` through transposed ``layers`` (``(in, out)`` weights), ``activation`` between them
@@ -130,13 +150,14 @@ class MlpActor:
         self.activation = _activation(activation)
         self.layers = [(w.astype(np.float32), b.astype(np.float32)) for w, b in layers]
         self.action = (action[0].astype(np.float32), action[1].astype(np.float32))
+        _check_finite(self.layers + [self.action])
         self.config = dict(config or {})
         size = _check_chain(self.layers + [self.action], OBS_SIZE, "layer")
         if size != 52:
             raise PolicyFileError(f"the action layer gives {size} logits, expected 52")
-        # transposed contiguous copies make the products below fast for single vectors
-        self._forward = [(np.ascontiguousarray(w.T), b) for w, b in self.layers]
-        self._head = (np.ascontiguousarray(self.action[0].T), self.action[1])
+        # transposed float64 copies (see the module's note on machines)
+        self._forward = [_transposed(w, b) for w, b in self.layers]
+        self._head = _transposed(*self.action)
 
     @classmethod
     def load(cls, path: str | Path) -> MlpActor:
@@ -157,7 +178,7 @@ class MlpActor:
 
     def hidden(self, obs: np.ndarray) -> np.ndarray:
         """The last hidden layer's activations for one observation vector or a batch."""
-        h = np.asarray(obs, np.float32)
+        h = np.asarray(obs, np.float64)
         act = self.activation
         for wt, b in self._forward:
             h = act(h @ wt + b)
@@ -187,9 +208,10 @@ class ExpertPriorActor:
                                   f"this cribenv computes version {FEATURES_VERSION}")
         if not layers or _check_chain(layers, NUM_FEATURES, "card layer") != 1:
             raise PolicyFileError("the card network must end in one output per card")
-        self.beta = float(beta)
-        self._forward = [(np.ascontiguousarray(w.T, np.float32), b.astype(np.float32))
-                         for w, b in layers]
+        self.beta = float(np.float32(beta))
+        layers = [(w.astype(np.float32), b.astype(np.float32)) for w, b in layers]
+        _check_finite(layers)
+        self._forward = [_transposed(w, b) for w, b in layers]
 
     @classmethod
     def from_tensors(cls, path: Path, tensors: dict[str, np.ndarray],
@@ -203,8 +225,9 @@ class ExpertPriorActor:
 
     def card_logits(self, prior: np.ndarray, features: np.ndarray) -> np.ndarray:
         """Logits of cards given their expert values (n,) and feature rows (n, F)."""
-        h = _forward_chain(self._forward, np.asarray(features, np.float32), self.activation)
-        return self.beta * np.asarray(prior, np.float32) + h[..., 0]
+        feats = np.asarray(features, np.float32).astype(np.float64)
+        h = _forward_chain(self._forward, feats, self.activation)
+        return self.beta * np.asarray(prior, np.float32).astype(np.float64) + h[..., 0]
 
     def logits(self, obs: np.ndarray) -> np.ndarray:
         """Unmasked logits for one :func:`agents.features.augment` vector or a batch (rows)."""
@@ -278,9 +301,11 @@ class KeepsActor(MlpActor):
         size = THROW_FEATURES + _check_chain([ctx], width, "keep.ctx layer")
         if not keep_layers or _check_chain(keep_layers, size, "keep layer") != 1:
             raise PolicyFileError("the throw head must end in one output per throw")
-        self._ctx = (np.ascontiguousarray(ctx[0].T, np.float32), ctx[1].astype(np.float32))
-        self._keep = [(np.ascontiguousarray(w.T, np.float32), b.astype(np.float32))
-                      for w, b in keep_layers]
+        keep_layers = [(w.astype(np.float32), b.astype(np.float32)) for w, b in keep_layers]
+        ctx = (ctx[0].astype(np.float32), ctx[1].astype(np.float32))
+        _check_finite(keep_layers + [ctx])
+        self._ctx = _transposed(*ctx)
+        self._keep = [_transposed(w, b) for w, b in keep_layers]
         self._tables = {n: throw_tables(n) for n in (5, 6)}
 
     @classmethod
@@ -294,7 +319,7 @@ class KeepsActor(MlpActor):
                    config.get("activation", "relu"), config)
 
     def logits(self, obs: np.ndarray) -> np.ndarray:
-        x = np.asarray(obs, np.float32)
+        x = np.asarray(obs, np.float32).astype(np.float64)
         single = x.ndim == 1
         x = x.reshape(1, -1) if single else x
         h = self.hidden(x)
@@ -312,15 +337,15 @@ class KeepsActor(MlpActor):
         """Logits ``(B, n)`` of the held cards: log-sum-exp of the scores of the throws (that
         hold the cards already laid away) each card is in."""
         ctx = h @ self._ctx[0] + self._ctx[1]
-        feats = throw_features(cards, thrown, kept)
+        feats = throw_features(cards, thrown, kept).astype(np.float64)
         z = np.concatenate([feats, np.broadcast_to(ctx[:, None], (*feats.shape[:2],
                                                                    ctx.shape[1]))], -1)
         score = _forward_chain(self._keep, z, self.activation)[..., 0]
         laid = x[np.arange(len(x))[:, None], 52 + cards] > 0          # (B, n)
         valid = (laid[:, thrown].sum(-1) == laid.sum(-1, keepdims=True))  # (B, T)
-        s = np.where(valid[:, None, :] & member[None], score[:, None, :], np.float32(-1e9))
+        s = np.where(valid[:, None, :] & member[None], score[:, None, :], -1e9)
         top = s.max(-1, keepdims=True)
-        return (np.log(np.exp(s - top).sum(-1)) + top[..., 0]).astype(np.float32)
+        return np.log(np.exp(s - top).sum(-1)) + top[..., 0]
 
 
 def load_policy(path: str | Path) -> MlpActor | ExpertPriorActor:
@@ -352,6 +377,9 @@ def load_policy(path: str | Path) -> MlpActor | ExpertPriorActor:
         raise PolicyFileError(f"{path}: the config in the metadata must be a JSON object, got "
                               f"{type(config).__name__} {str(config)[:60]}")
     for name, array in tensors.items():   # argmax over NaN would play a meaningless card
+        if np.issubdtype(array.dtype, np.floating):   # checked as the actors will hold it
+            with np.errstate(over="ignore"):
+                tensors[name] = array = array.astype(np.float32)
         if not np.issubdtype(array.dtype, np.number) or not np.isfinite(array).all():
             raise PolicyFileError(f"{path}: tensor {name!r} holds non-finite or non-numeric "
                                   f"values (NaN, inf or {array.dtype}); the file is damaged")
@@ -413,13 +441,34 @@ class PPOAgent:
         return self._pick(legal, logits)
 
     def _pick(self, legal: np.ndarray, logits: np.ndarray) -> int:
-        """The most likely legal card, or one drawn from the softmax in sample mode."""
+        """The most likely legal card (:func:`best_card`), or one drawn from the softmax in
+        sample mode."""
         if not self.sample:
-            return int(legal[np.argmax(logits)])
+            return best_card(legal, logits)
         p = np.exp(logits - logits.max())
         cdf = np.cumsum(p)
         i = int(np.searchsorted(cdf, self.rng.random() * cdf[-1], side="right"))
         return int(legal[min(i, legal.size - 1)])
+
+
+#: Logits within ``TIE_TOLERANCE * max(1, |best|)`` of the best tie (see the module docstring).
+TIE_TOLERANCE = 1e-9
+
+
+def best_card(legal: np.ndarray | list[int], logits: np.ndarray) -> int:
+    """The legal card of highest logit; cards within :data:`TIE_TOLERANCE` of it tie, and the
+    lowest card id among them wins (``legal`` in any order).
+
+    >>> best_card([40, 3, 9], np.array([2.0, 2.0 - 1e-12, 1.0]))
+    3
+    >>> best_card([40, 3, 9], np.array([2.0, 1.999, 1.0]))
+    40
+    """
+    legal = np.asarray(legal)
+    logits = np.asarray(logits, np.float64)
+    top = logits.max()
+    tied = logits >= top - TIE_TOLERANCE * max(1.0, abs(top))
+    return int(legal[tied].min())
 
 
 def policy_path(name: str | Path) -> Path:
