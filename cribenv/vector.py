@@ -28,10 +28,12 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from cribenv import _playout_kernels as P
 from cribenv import _vector_kernels as K
 from cribenv import cards as C
-from cribenv.game import IllegalActionError, Rules
+from cribenv.game import IllegalActionError, Phase, PlayerView, Rules
 from cribenv.observation import OBS_SIZE
+from cribenv.positions import Hidden
 from cribenv.scoring import RANK_POINTS
 
 __all__ = ["HIDDEN_SIZE", "VectorGame", "VectorIllegalActionError", "seed_words"]
@@ -211,6 +213,114 @@ class VectorGame:
                   len(rows))
         self.rewards[rows] = 0.0
         self.cumulative_rewards[rows] = 0.0
+
+    @classmethod
+    def from_view(cls, view: PlayerView, hidden: Hidden, seeds: Sequence[int] | np.ndarray,
+                  rules: Rules | None = None, **kwargs) -> VectorGame:
+        """Games that continue ``view``'s position, one a row, with the cards its seat cannot
+        see dealt as ``hidden`` (:func:`cribenv.positions.sample_hidden`) and each row's
+        generator seeded as ``random.Random(seeds[i])`` (the cut, if still to come, and the
+        hands after this one). ``rules`` default to ``Rules(num_players, target)`` of the
+        view; other keyword arguments are the constructor's. Row ``i`` plays exactly as the
+        ``Game`` holding that position (``tests/test_positions.py``).
+
+        >>> import numpy as np
+        >>> from cribenv.game import Game
+        >>> from cribenv.positions import sample_hidden
+        >>> g = Game(seed=5)
+        >>> view = g.view(g.current_player)
+        >>> vg = VectorGame.from_view(view, sample_hidden(view, np.random.default_rng(0), 3),
+        ...                           seeds=[1, 2, 3])
+        >>> vg.hands(view.seat) == [view.hand] * 3, vg.scores.tolist()
+        (True, [[0, 0], [0, 0], [0, 0]])
+        """
+        rules = rules if rules is not None else Rules(num_players=view.num_players,
+                                                      target=view.target)
+        if rules.num_players != view.num_players or rules.target != view.target:
+            raise ValueError(f"the rules ({rules.num_players} players, target {rules.target}) "
+                             f"are not the view's ({view.num_players}, {view.target})")
+        if view.phase is Phase.GAME_OVER or view.current_player is None:
+            raise ValueError("the view's game is over: there is nothing to continue")
+        num = len(seeds)
+        if hidden.hands.shape != (num, view.num_players):
+            raise ValueError(f"hidden holds {hidden.hands.shape[0]} deals for {num} seeds")
+        vg = cls(rules, seeds=np.zeros(num, np.int64), first_dealer=0, **kwargs)
+        st = vg._st
+        n = view.num_players
+        st[:, :] = 0
+        st[:, K.TO_ACT] = view.current_player
+        st[:, K.PHASE] = int(view.phase)
+        st[:, K.DEALER] = view.dealer
+        st[:, K.NEXT_DEALER] = (view.dealer + 1) % n
+        st[:, K.HAND_NO] = view.hand_number
+        st[:, K.COUNT] = view.count
+        st[:, K.SERIES_START] = view.series_start
+        st[:, K.N_PLAYED] = len(view.played)
+        st[:, K.LAST] = view.played[-1][0] if view.played else -1
+        st[:, K.STARTER] = -1 if view.starter is None else view.starter
+        st[:, K.WINNER] = -1
+        st[:, K.SCORES:K.SCORES + len(view.scores)] = view.scores
+        for k, (seat, card) in enumerate(view.played):
+            st[:, K.PLAYED_CARD + k] = card
+            st[:, K.PLAYED_BY + k] = seat
+        crib = hidden.crib_card.copy()
+        for q in range(n):
+            st[:, K.HAND + q] = hidden.hands[:, q]
+            st[:, K.DISC + q] = hidden.discards[:, q]
+            crib |= hidden.discards[:, q]
+            st[:, K.HELD + q] = view.cards_held[q]
+            st[:, K.NDISC + q] = view.discards_made[q]
+            st[:, K.GO + q] = int(view.said_go[q])
+            if view.phase is Phase.PLAY:
+                laid = sum(1 << c for s, c in view.played if s == q)
+                st[:, K.KEPT + q] = hidden.hands[:, q] | laid
+        st[:, K.CRIB] = crib
+        first = rules.hand_size * n
+        st[:, K.DECK + first:K.DECK + first + hidden.deck.shape[1]] = hidden.deck
+        words, lengths = seed_words(seeds)
+        P.seed_rows(vg._mt, st, np.arange(num), words, lengths)
+        return vg
+
+    def greedy_actions(self) -> np.ndarray:
+        """``(N,)`` the card :class:`agents.greedy.GreedyAgent` lays in each game (-1 once
+        over), computed in compiled code."""
+        out = np.empty(self.num_games, np.int64)
+        st = self._st
+        self._map(lambda a, b: P.greedy_cards(st[a:b], self._cfg, P.HAND4, P.TWO, out[a:b]))
+        return out
+
+    def playout(self, rows: np.ndarray | None = None) -> None:
+        """Play each game (or the games ``rows``) with every seat greedy to the end of the hand
+        it is in: until that hand's show is counted and the next hand dealt, or the game ends.
+        Rewards are not computed."""
+        if rows is None:
+            st, mt = self._st, self._mt
+            self._map(lambda a, b: P.playout_rows(mt[a:b], st[a:b], self._cfg,
+                                                  self._rank_points, P.HAND4, P.TWO))
+            return
+        rows = np.asarray(rows, np.int64)
+        st, mt = self._st[rows], self._mt[rows]
+        self._map(lambda a, b: P.playout_rows(mt[a:b], st[a:b], self._cfg, self._rank_points,
+                                              P.HAND4, P.TWO), len(rows))
+        self._st[rows], self._mt[rows] = st, mt
+
+    def copy_rows(self, rows: np.ndarray) -> VectorGame:
+        """A new VectorGame of the games ``rows`` (repeats allowed), state and generators
+        copied: paired playouts start the same position in several rows."""
+        rows = np.asarray(rows, np.int64)
+        new = VectorGame.__new__(VectorGame)
+        new.__dict__.update(self.__dict__)
+        new._pool = None
+        new.threads = 1
+        new._st = self._st[rows].copy()
+        new._mt = self._mt[rows].copy()
+        new.num_games = len(rows)
+        new._blocks = [(0, len(rows))]
+        for name in ("rewards", "cumulative_rewards", "final_scores"):
+            setattr(new, name, getattr(self, name)[rows].copy())
+        for name in ("finished", "final_winner", "final_game_points"):
+            setattr(new, name, getattr(self, name)[rows].copy())
+        return new
 
     # ---------------------------------------------------------------- state
     def _column(self, col: int) -> np.ndarray:
