@@ -21,6 +21,7 @@ from agents.base import (
 )
 from agents.expert import ExpertAgent  # registers "expert"
 from agents.greedy import GreedyAgent  # registers "greedy"
+from agents.search import SearchAgent  # registers "search:BASE"
 
-__all__ = ["Agent", "Bot", "ExpertAgent", "GreedyAgent", "RandomAgent", "ViewAgent", "ask",
-           "available_agents", "make_agent", "register_agent"]
+__all__ = ["Agent", "Bot", "ExpertAgent", "GreedyAgent", "RandomAgent", "SearchAgent",
+           "ViewAgent", "ask", "available_agents", "make_agent", "register_agent"]

@@ -126,13 +126,17 @@ def available_agents() -> list[str]:
 
 
 def make_agent(spec: str, seed: int | None = None, **kwargs: Any) -> Agent:
-    """Build an agent from a spec: ``"random"``, ``"greedy"``, ``"expert"``, ``"ppo:PATH"``.
+    """Build an agent from a spec: ``"random"``, ``"greedy"``, ``"expert"``, ``"ppo:PATH"``,
+    ``"search:BASE"`` (:mod:`agents.search`, e.g. ``"search:ppo:shipped?playouts=600"``).
 
     ``seed`` makes every random choice of the agent reproducible.
     """
     if not isinstance(spec, str) or not spec:
         raise ValueError(f"agent spec must be a non-empty string, got {spec!r}")
     name, _, arg = spec.partition(":")
+    if name == "search":
+        factory = _REGISTRY["search"]
+        return factory(arg, seed=seed, **kwargs)
     if name == "ppo":
         if not arg:
             raise ValueError("'ppo:PATH' needs the path of a policy file, e.g. "

@@ -52,9 +52,9 @@ class Hidden:
     deck: np.ndarray
 
 
-def _card_set(cards: np.ndarray) -> int:
-    """The 52-bit set of card ids ``cards``."""
-    return int(np.bitwise_or.reduce(np.left_shift(np.int64(1), cards)))
+def _card_sets(cards: np.ndarray) -> np.ndarray:
+    """``(num,)`` the 52-bit sets of the rows of card ids ``cards`` ``(num, k)``."""
+    return np.bitwise_or.reduce(np.left_shift(np.int64(1), cards), axis=1)
 
 
 def _series_breaks(played: list[tuple[int, int]]) -> list[int]:
@@ -125,12 +125,12 @@ def sample_hidden(view: PlayerView, rng: np.random.Generator, num: int) -> Hidde
     """``num`` deals of the cards ``view``'s seat has not seen, consistent with what it has
     (see the module docstring). Seats with a Go floor are dealt first, each uniformly among
     the unseen cards above its floor; in the play, another seat to act is dealt again until
-    it holds a card it can lay."""
+    it holds a card it can lay. All ``num`` deals are drawn together (numpy)."""
     n = view.num_players
     me = view.seat
     unseen = np.array(view.unseen_cards(), np.int64)
     floors = go_floors(view)
-    values = np.array([_VALUE[c] for c in unseen])
+    values = np.array([_VALUE[c] for c in unseen], np.int64)
     three = n == 3
     others = [q for q in range(n) if q != me]
     order = sorted(others, key=lambda q: -floors[q])
@@ -143,39 +143,44 @@ def sample_hidden(view: PlayerView, rng: np.random.Generator, num: int) -> Hidde
         - three
     if deck_size < 0:
         raise ValueError("the view's card counts do not add up to a deck")
-    deck = np.zeros((num, deck_size), np.int64)
     to_act = view.current_player if view.phase is Phase.PLAY else None
     room = 31 - view.count
-    for r in range(num):
-        free = np.ones(len(unseen), bool)
-        for q in order:
-            need = view.cards_held[q]
-            if not need:
-                continue
-            pool = np.flatnonzero(free & (values >= floors[q]))
-            if len(pool) < need:
-                raise ValueError(f"no deal of the unseen cards gives seat {q} {need} cards "
-                                 f"above {floors[q] - 1} (its Gos)")
-            pick = rng.choice(pool, need, replace=False)
-            if q == to_act:   # the seat to act in the play holds a card it can lay
-                for _ in range(1000):
-                    if values[pick].min() <= room:
-                        break
-                    pick = rng.choice(pool, need, replace=False)
-                else:
-                    raise ValueError(f"no deal found that gives seat {q}, to act, a card "
-                                     f"it can lay at count {view.count}")
-            free[pick] = False
-            hands[r, q] = _card_set(unseen[pick])
-        rest = rng.permutation(np.flatnonzero(free))
-        at = 0
-        for q in others:
-            k = view.discards_made[q]
-            if k:
-                discards[r, q] = _card_set(unseen[rest[at:at + k]])
-                at += k
-        if three:
-            crib_card[r] = 1 << int(unseen[rest[at]])
-            at += 1
-        deck[r] = unseen[rest[at:]]
+    free = np.ones((num, len(unseen)), bool)
+    for q in order:
+        need = view.cards_held[q]
+        if not need:
+            continue
+        eligible = values >= floors[q]
+        if eligible.sum() < need:
+            raise ValueError(f"no deal of the unseen cards gives seat {q} {need} cards worth "
+                             f"{floors[q]} or more (its Gos)")
+        pick = np.zeros((num, need), np.int64)
+        todo = np.arange(num)
+        for _ in range(1000):
+            keys = rng.random((len(todo), len(unseen)))
+            keys[~free[todo]] = np.inf
+            keys[:, ~eligible] += 2.0           # the eligible cards first, in random order
+            pick[todo] = np.argpartition(keys, need - 1, axis=1)[:, :need]
+            if q != to_act:
+                break
+            todo = todo[values[pick[todo]].min(1) > room]   # the seat to act can lay a card
+            if not len(todo):
+                break
+        else:
+            raise ValueError(f"no deal found that gives seat {q}, to act, a card it can lay "
+                             f"at count {view.count}")
+        free[np.arange(num)[:, None], pick] = False
+        hands[:, q] = _card_sets(unseen[pick])
+    keys = np.where(free, rng.random(free.shape), np.inf)
+    rest = np.argsort(keys, axis=1, kind="stable")[:, :int(free[0].sum())]
+    at = 0
+    for q in others:
+        k = view.discards_made[q]
+        if k:
+            discards[:, q] = _card_sets(unseen[rest[:, at:at + k]])
+            at += k
+    if three:
+        crib_card[:] = _card_sets(unseen[rest[:, at:at + 1]])
+        at += 1
+    deck = unseen[rest[:, at:]]
     return Hidden(hands, discards, crib_card, deck)

@@ -169,6 +169,11 @@ class VectorGame:
         num = len(seeds)
         if num < 1:
             raise ValueError("VectorGame needs at least one seed")
+        self._allocate(num)
+        self.reset_games(np.arange(num), seeds)
+
+    def _allocate(self, num: int) -> None:
+        """Arrays for ``num`` games (no game started in them)."""
         self.num_games = num
         self._st = np.zeros((num, K.NCOL), np.int64)
         self._mt = np.zeros((num, 624), np.uint32)
@@ -181,7 +186,6 @@ class VectorGame:
         self.games_finished = 0
         step = -(-num // self.threads)
         self._blocks = [(a, min(a + step, num)) for a in range(0, num, step)]
-        self.reset_games(np.arange(num), seeds)
 
     def _map(self, fn: Callable[[int, int], object], num: int | None = None) -> None:
         """``fn(a, b)`` on the row blocks ``[a, b)`` (of ``num`` rows, default all the games),
@@ -244,10 +248,10 @@ class VectorGame:
         num = len(seeds)
         if hidden.hands.shape != (num, view.num_players):
             raise ValueError(f"hidden holds {hidden.hands.shape[0]} deals for {num} seeds")
-        vg = cls(rules, seeds=np.zeros(num, np.int64), first_dealer=0, **kwargs)
+        vg = cls(rules, seeds=[0], first_dealer=0, **kwargs)
+        vg._allocate(num)
         st = vg._st
         n = view.num_players
-        st[:, :] = 0
         st[:, K.TO_ACT] = view.current_player
         st[:, K.PHASE] = int(view.phase)
         st[:, K.DEALER] = view.dealer

@@ -1,0 +1,70 @@
+"""search:BASE agents (agents.search): legal, deterministic under the seed, exact where a
+card wins the game, the base's choice kept under a large margin, bad specs refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents import make_agent
+from agents.arena import run_game
+from cribenv.cards import parse, parse_many
+from cribenv.game import Game, Phase, Rules
+
+
+def play(specs, seed, rules=None):
+    game = Game(rules or Rules(num_players=len(specs)), seed=seed)
+    agents = [make_agent(s, seed=seed * 10 + i) for i, s in enumerate(specs)]
+    run_game(game, agents)
+    return game
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_search_plays_legal_games_at_every_table(players):
+    specs = ["search:greedy?playouts=40"] + ["greedy"] * (players - 1)
+    game = play(specs, seed=players)
+    assert game.is_over and game.winner is not None
+
+
+def test_search_is_deterministic_under_its_seed():
+    a = play(["search:expert?playouts=60", "expert"], seed=3)
+    b = play(["search:expert?playouts=60", "expert"], seed=3)
+    assert a.actions == b.actions
+
+
+def test_a_huge_margin_keeps_every_choice_of_the_base():
+    searched = play(["search:greedy?playouts=40&margin=1e9", "expert"], seed=5)
+    plain = play(["greedy", "expert"], seed=5)
+    assert searched.actions == plain.actions
+
+
+def test_search_finds_the_card_that_wins_the_game():
+    """At 119 to 120 the dealer lays the 5 on the pone's ten (fifteen 2, the game) whatever
+    its random base would play: every playout of the 5 is a win, the other cards' are not."""
+    game = Game(deals=[{"dealer": 0, "hands": ["5H 2C 3D 9S KS QD", "10C 4H 6C 8S 7D AH"],
+                        "starter": "JC"}])
+    for c in ["7D", "AH", "KS", "QD"]:
+        game.step(parse(c))
+    game.scores = [119, 120]
+    game.step(parse("10C"))           # the pone leads a ten
+    view = game.view(0)
+    assert view.phase is Phase.PLAY and view.legal == sorted(parse_many("5H 2C 3D 9S"))
+    for seed in range(5):
+        bot = make_agent("search:random?playouts=80&margin=0", seed=seed)
+        assert bot.choose(view, view.legal) == parse("5H")
+        values = dict(zip((c[0] for c in bot.last["candidates"]), bot.last["values"]))
+        assert values[parse("5H")] == 1.0 and max(v for c, v in values.items()
+                                                   if c != parse("5H")) < 1.0
+
+
+@pytest.mark.parametrize("spec, words", [
+    ("search:", "needs a base agent"),
+    ("search:expert?playouts=0", "at least 1"),
+    ("search:expert?playouts=lots", "not a number"),
+    ("search:expert?margin=-1", ">= 0"),
+    ("search:expert?margin=nan", ">= 0"),
+    ("search:expert?depth=3", "playouts=N or margin=X"),
+    ("search:gredy", "gredy"),
+])
+def test_bad_specs_are_refused_with_the_value(spec, words):
+    with pytest.raises(ValueError, match=words.replace("?", r"\?")):
+        make_agent(spec)
