@@ -125,6 +125,33 @@ def available_agents() -> list[str]:
     return sorted(_REGISTRY)
 
 
+def agent_spellings() -> list[str]:
+    """Every way to name an agent, as a message lists them.
+
+    >>> agent_spellings()[:3]
+    ['expert', 'greedy', 'random']
+    """
+    simple = [n for n in available_agents() if n not in ("ppo", "search")]
+    return simple + ["ppo:shipped", "ppo:PATH", "search:BASE"]
+
+
+def unknown_agent_message(spec: str) -> str:
+    """The error for an agent spec nobody registered: every spelling, and the nearest.
+
+    >>> print(unknown_agent_message("gredy")[:48])
+    unknown agent 'gredy' (did you mean 'greedy'?):
+    """
+    import difflib
+
+    names = agent_spellings()
+    near = difflib.get_close_matches(spec.lower(), [n for n in names if n != "ppo:PATH"
+                                                    and n != "search:BASE"], n=1)
+    hint = f" (did you mean {near[0]!r}?)" if near else ""
+    listed = ", ".join(names).replace("ppo:PATH", "ppo:PATH (a policy file)").replace(
+        "search:BASE", "search:BASE (e.g. search:ppo:shipped)")
+    return f"unknown agent {spec!r}{hint}: expected one of {listed}"
+
+
 def make_agent(spec: str, seed: int | None = None, **kwargs: Any) -> Agent:
     """Build an agent from a spec: ``"random"``, ``"greedy"``, ``"expert"``, ``"ppo:PATH"``,
     ``"search:BASE"`` (:mod:`agents.search`, e.g. ``"search:ppo:shipped?playouts=600"``).
@@ -134,6 +161,7 @@ def make_agent(spec: str, seed: int | None = None, **kwargs: Any) -> Agent:
     if not isinstance(spec, str) or not spec:
         raise ValueError(f"agent spec must be a non-empty string, got {spec!r}")
     name, _, arg = spec.partition(":")
+    name = name.lower()
     if name == "search":
         factory = _REGISTRY["search"]
         return factory(arg, seed=seed, **kwargs)
@@ -147,8 +175,7 @@ def make_agent(spec: str, seed: int | None = None, **kwargs: Any) -> Agent:
         return factory(arg, seed=seed, **kwargs)
     factory = _REGISTRY.get(name)
     if factory is None:
-        raise ValueError(f"unknown agent {spec!r}: expected one of "
-                         f"{', '.join(available_agents())} or ppo:PATH")
+        raise ValueError(unknown_agent_message(spec))
     if arg or spec.endswith(":"):
         raise ValueError(f"agent {spec!r}: {name!r} takes nothing after ':' (only ppo:PATH "
                          f"does); write {name!r}")

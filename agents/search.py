@@ -66,11 +66,13 @@ def parse_spec(arg: str) -> tuple[str, dict[str, Any]]:
     options: dict[str, Any] = {}
     for part in filter(None, query.split("&")):
         key, eq, value = part.partition("=")
-        if not eq or key not in ("playouts", "margin"):
+        if not eq or key not in ("playouts", "margin", "rollout", "phases", "play", "top",
+                                 "weigh", "endgame"):
             raise ValueError(f"search option {part!r}: expected playouts=N or margin=X "
                              f"(as in search:{base}?playouts=600&margin=1)")
         try:
-            options[key] = int(value) if key == "playouts" else float(value)
+            options[key] = int(value) if key in ("playouts", "top", "weigh", "endgame") else \
+                value if key in ("rollout", "phases", "play") else float(value)
         except ValueError:
             raise ValueError(f"search option {key}={value!r} is not a number") from None
     if options.get("playouts", 1) < 1:
@@ -88,11 +90,19 @@ class SearchAgent(ViewAgent):
 
     def __init__(self, base: str, seed: int | None = None,
                  playouts: int = DEFAULT_PLAYOUTS, margin: float = DEFAULT_MARGIN,
+                 rollout: str = "reply", phases: str = "both", play: str = "solve",
+                 top: int = 0, weigh: int = 0, endgame: int = 0,
                  name: str | None = None) -> None:
         super().__init__(seed)
         self.base = make_agent(base, seed=seed)
         self.playouts = int(playouts)
         self.margin = float(margin)
+        self.rollout = rollout
+        self.phases = phases
+        self.play = play
+        self.top = top
+        self.weigh = weigh
+        self.endgame = endgame
         self.name = name or f"search:{base}"
         self.last: dict[str, Any] = {}   # the last decision's candidates and values
 
@@ -105,26 +115,55 @@ class SearchAgent(ViewAgent):
         base_card = int(self.base.choose(view, legal))
         if view.target not in TARGETS or len(legal) < 2:
             return base_card
+        self.last = {"rows": 0}
+        if max(view.scores) < self.endgame:
+            return base_card
+        if (self.phases == "play" and view.phase is Phase.DISCARD) or \
+                (self.phases == "discard" and view.phase is Phase.PLAY):
+            return base_card
         if view.phase is Phase.DISCARD:
             need = view.discards_per_player - len(view.discards)
             candidates = [list(t) for t in itertools.combinations(legal, need)]
+            if self.top:
+                candidates = self._top_throws(view, candidates, base_card)
         else:
             candidates = [[c] for c in legal]
-        values = self._values(view, candidates)            # (C, D)
-        mean = values.mean(1)
+        values, w = self._values(view, candidates)            # (C, D), (D,) summing to 1
+        mean = values @ w
         best = int(np.argmax(mean))
         holds_base = [i for i, c in enumerate(candidates) if base_card in c]
         ref = max(holds_base, key=lambda i: mean[i])
         diff = values[best] - values[ref]
-        se = diff.std(ddof=1) / np.sqrt(len(diff)) if len(diff) > 1 else np.inf
-        chosen = ref if best == ref or diff.mean() <= self.margin * se else best
+        se = np.sqrt(np.sum(w ** 2 * (diff - diff @ w) ** 2) * len(w) / max(len(w) - 1, 1))
+        diff = diff @ w
+        chosen = ref if best == ref or diff <= self.margin * se else best
         card = base_card if chosen == ref else min(candidates[chosen])
         self.last = {"candidates": candidates, "values": mean, "base": base_card,
-                     "card": card, "deals": values.shape[1]}
+                     "card": card, "deals": values.shape[1], "rows": values.size}
         return card
 
-    def _values(self, view: PlayerView, candidates: list[list[int]]) -> np.ndarray:
-        """``(candidates, D)`` chances to win after each candidate, on ``D`` paired deals."""
+    def _top_throws(self, view: PlayerView, candidates: list[list[int]],
+                    base_card: int) -> list[list[int]]:
+        """The ``top`` candidates the expert ranks best, and the best that holds the base's
+        card."""
+        from agents.expert import ExpertAgent
+
+        done = set(view.discards)
+        order = []
+        for _, _, throw, _ in ExpertAgent(peg_weight=1.0).rank_throws(view):
+            if done.issubset(throw):
+                rest = sorted(set(throw) - done)
+                if rest not in order:
+                    order.append(rest)
+        keep = order[:self.top]
+        if not any(base_card in c for c in keep):
+            keep.append(next(c for c in order if base_card in c))
+        return keep
+
+    def _values(self, view: PlayerView, candidates: list[list[int]]
+                ) -> tuple[np.ndarray, np.ndarray]:
+        """``(candidates, D)`` chances to win after each candidate, on ``D`` paired deals, and
+        the deals' weights ``(D,)`` (summing to 1)."""
         from cribenv.vector import VectorGame
 
         n_cand = len(candidates)
@@ -137,8 +176,17 @@ class SearchAgent(ViewAgent):
         steps = np.array(candidates, np.int64)                   # (C, k) cards to lay
         for j in range(steps.shape[1]):
             vg.step(np.repeat(steps[:, j], deals))
-        vg.playout()
         side = rules.side_of(view.seat)
+        w = np.full(deals, 1.0 / deals)
+        if self.weigh and view.phase is Phase.PLAY and view.played:
+            ll = root.play_likelihood(view.seat)
+            w = np.exp(ll - ll.max())
+            w /= w.sum()
+        if view.phase is Phase.PLAY and view.num_players == 2 and self.play == "solve":
+            from agents.winprob import _table
+            hand = np.full(vg.num_games, view.hand_number)
+            return vg.solve_play(side, hand, _table(view.target)).reshape(n_cand, deals), w
+        vg.playout(policy=self.rollout)
         sides = np.array([rules.side_of(s) for s in range(view.num_players)])
         scores = vg.scores
         own = scores[:, side]
@@ -146,7 +194,7 @@ class SearchAgent(ViewAgent):
         value = seat_wins(own, other, sides[vg.dealer] == side, view.target)
         over = vg.done
         value = np.where(over, (vg.winner == side).astype(np.float64), value)
-        return value.reshape(n_cand, deals)
+        return value.reshape(n_cand, deals), w
 
 
 def _make_search(arg: str, seed: int | None = None, **kwargs: Any) -> SearchAgent:

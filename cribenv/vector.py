@@ -43,6 +43,24 @@ HIDDEN_SIZE = K.HIDDEN_SIZE   # entries of VectorGame.hidden
 _SEED_MAX = 2**63 - 1   # the AEC env's range for game seeds
 
 
+def _buffer(out: np.ndarray | None, shape: tuple[int, int], dtype: type,
+            method: str) -> np.ndarray:
+    """``out`` checked to be a writable C-contiguous array of ``shape`` and ``dtype`` (the
+    kernels write it in place: anything else would write out of bounds), or a new one."""
+    if out is None:
+        return np.empty(shape, dtype)
+    want = np.dtype(dtype)
+    if not isinstance(out, np.ndarray) or out.shape != shape or out.dtype != want \
+            or not out.flags.c_contiguous or not out.flags.writeable:
+        got = (f"{type(out).__name__}" if not isinstance(out, np.ndarray) else
+               f"shape {out.shape} {out.dtype}"
+               + ("" if out.flags.c_contiguous else " not C-contiguous")
+               + ("" if out.flags.writeable else " read-only"))
+        raise ValueError(f"VectorGame.{method}(out=...) needs a writable C-contiguous "
+                         f"{want} array of shape {shape}; got {got}")
+    return out
+
+
 class VectorIllegalActionError(IllegalActionError):
     """An action of :meth:`VectorGame.step` is illegal. ``game``, ``seat`` and ``card`` name
     it; no game was stepped."""
@@ -293,20 +311,56 @@ class VectorGame:
         self._map(lambda a, b: P.greedy_cards(st[a:b], self._cfg, P.HAND4, P.TWO, out[a:b]))
         return out
 
-    def playout(self, rows: np.ndarray | None = None) -> None:
-        """Play each game (or the games ``rows``) with every seat greedy to the end of the hand
-        it is in: until that hand's show is counted and the next hand dealt, or the game ends.
-        Rewards are not computed."""
-        if rows is None:
-            st, mt = self._st, self._mt
-            self._map(lambda a, b: P.playout_rows(mt[a:b], st[a:b], self._cfg,
-                                                  self._rank_points, P.HAND4, P.TWO))
-            return
-        rows = np.asarray(rows, np.int64)
-        st, mt = self._st[rows], self._mt[rows]
+    def playout(self, rows: np.ndarray | None = None, policy: str = "greedy") -> None:
+        """Play each game (or the games ``rows``) to the end of the hand it is in: until that
+        hand's show is counted and the next hand dealt, or the game ends. Every seat plays
+        ``policy``: ``"greedy"`` (:class:`agents.greedy.GreedyAgent`) or ``"reply"`` (the
+        greedy discard; in the play the card that pegs the most less the next seat's best
+        reply, its cards as the game holds them). Rewards are not computed."""
+        policies = ("greedy", "reply", "lite")
+        if policy not in policies:
+            raise ValueError(f"playout policy must be one of {policies}, got {policy!r}")
+        flag = policies.index(policy)
+        sel = slice(None) if rows is None else np.asarray(rows, np.int64)
+        st, mt = self._st[sel], self._mt[sel]
         self._map(lambda a, b: P.playout_rows(mt[a:b], st[a:b], self._cfg, self._rank_points,
-                                              P.HAND4, P.TWO), len(rows))
-        self._st[rows], self._mt[rows] = st, mt
+                                              P.HAND4, P.TWO, flag), len(st))
+        if rows is not None:
+            self._st[sel], self._mt[sel] = st, mt
+
+    def solve_play(self, side: int, hand_numbers: np.ndarray,
+                   dealer_wins: np.ndarray) -> np.ndarray:
+        """``(N,)`` for 2 players: the chance that ``side`` wins each game if both seats play
+        the rest of the play perfectly with every card known (alpha-beta over the cards
+        held), the hand ``hand_numbers[i]`` then shown; valued by ``dealer_wins`` (the
+        dealer's chance ``[dealer score, pone score]`` at the start of the next hand, as
+        :func:`agents.winprob.dealer_wins`), exactly where the game ends. Games must be in the
+        play of that hand, or past it."""
+        if self.num_players != 2:
+            raise ValueError("solve_play is for 2 players")
+        out = np.empty(self.num_games, np.float64)
+        w = np.ascontiguousarray(dealer_wins, np.float64)
+        hands = np.asarray(hand_numbers, np.int64)
+        st = self._st
+        bad = np.flatnonzero((st[:, K.PHASE] == 0) & (st[:, K.HAND_NO] == hands)
+                             & (st[:, K.TO_ACT] >= 0))
+        if len(bad):
+            raise ValueError(f"game {int(bad[0])} is still in the discard")
+        self._map(lambda a, b: P.solve_play_rows(st[a:b], self._cfg, self._rank_points,
+                                                 hands[a:b], side, w, out[a:b]))
+        return out
+
+    def play_likelihood(self, seat: int, temperature: float = 1.0,
+                        floor: float = 0.1) -> np.ndarray:
+        """``(N,)`` the log-chance of the cards the other seats laid so far in each game's
+        play, had they chosen by the softmax (at ``temperature`` points) of the pegging
+        points less the expected best reply, mixed with ``floor`` of a uniform choice: how
+        likely each deal of :meth:`from_view` makes what ``seat`` saw."""
+        out = np.empty(self.num_games, np.float64)
+        st = self._st
+        self._map(lambda a, b: P.play_log_likelihood(st[a:b], self._cfg, self._rank_points,
+                                                     seat, temperature, floor, out[a:b]))
+        return out
 
     def copy_rows(self, rows: np.ndarray) -> VectorGame:
         """A new VectorGame of the games ``rows`` (repeats allowed), state and generators
@@ -388,8 +442,7 @@ class VectorGame:
         """``(N, 52)`` bool: the legal cards of the seat to act (all False once over); with
         ``rows`` (indices), ``(len(rows), 52)`` for those games only."""
         st = self._st if rows is None else self._st[np.asarray(rows, np.int64)]
-        if out is None:
-            out = np.empty((len(st), 52), bool)
+        out = _buffer(out, (len(st), 52), np.bool_, "legal_mask")
         self._map(lambda a, b: K.legal_masks(st[a:b], out[a:b]), len(st))
         return out
 
@@ -510,8 +563,7 @@ class VectorGame:
         st = self._st if rows is None else self._st[np.asarray(rows, np.int64)]
         num = len(st)
         seats = self._observers(st, seats)
-        if out is None:
-            out = np.empty((num, OBS_SIZE), np.float32)
+        out = _buffer(out, (num, OBS_SIZE), np.float32, "observe")
         cfg = self._cfg
         self._map(lambda a, b: K.encode_rows(st[a:b], cfg, seats[a:b], out[a:b]), num)
         return out
@@ -539,8 +591,7 @@ class VectorGame:
         st, mt = self._st[sel], self._mt[sel]
         num = len(st)
         seats = self._observers(st, seats)
-        if out is None:
-            out = np.empty((num, HIDDEN_SIZE), np.float32)
+        out = _buffer(out, (num, HIDDEN_SIZE), np.float32, "hidden")
         cfg = self._cfg
         rp = self._rank_points
         self._map(lambda a, b: K.hidden_rows(mt[a:b], st[a:b], cfg, rp, seats[a:b], out[a:b]),

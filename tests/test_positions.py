@@ -163,3 +163,59 @@ def test_from_view_refuses_a_view_of_other_rules_or_a_finished_game():
         VectorGame.from_view(view, hidden, [0, 1], rules=Rules(num_players=2, target=61))
     with pytest.raises(ValueError, match="2 deals for 3 seeds"):
         VectorGame.from_view(view, hidden, [0, 1, 2])
+
+
+def true_hidden(game: Game, seat: int):
+    """The real deal of the cards ``seat`` cannot see, as a one-row ``Hidden``."""
+    from cribenv.positions import Hidden
+
+    n = game.num_players
+    dealt = set(c for h in game.hands for c in h) | set(game.crib)
+    def cset(cards):
+        return sum(1 << c for c in cards)
+    hands = np.array([[cset(h) for h in game.hands]], np.int64)
+    discards = np.array([[cset(d) for d in game.discards]], np.int64)
+    crib_card = np.array([cset(c for c in game.crib if not any(c in d for d in game.discards))])
+    deck = np.array([[c for c in game.deck if c not in dealt]], np.int64)
+    return Hidden(hands, discards, crib_card, deck)
+
+
+def brute_force(game: Game, side: int, hand: int) -> float:
+    """Minimax over ``Game`` clones: the value the solver must find."""
+    from agents.winprob import seat_wins
+
+    if game.current_player is None or game.hand_number != hand:
+        if game.current_player is None:
+            return 1.0 if game.winner == side else 0.0
+        return float(seat_wins(game.scores[side], game.scores[1 - side],
+                               game.dealer == side, game.rules.target))
+    values = []
+    for c in game.legal_actions():
+        g = game.clone()
+        g.step(c)
+        values.append(brute_force(g, side, hand))
+    return max(values) if game.current_player == side else min(values)
+
+
+@pytest.mark.parametrize("target", [121, 61])
+def test_solve_play_is_minimax_over_the_cards_held(target):
+    from agents.winprob import _table
+
+    solved = 0
+    for seed in range(200):
+        rng = random.Random(seed)
+        game = Game(Rules(target=target), seed=seed)
+        while game.current_player is not None and (game.phase is not Phase.PLAY or
+                                                   sum(map(len, game.hands)) > 5
+                                                   or rng.random() < 0.3):
+            game.step(rng.choice(game.legal_actions()))
+        if game.current_player is None or game.phase is not Phase.PLAY:
+            continue
+        seat = game.current_player
+        side = seat % 2
+        view = game.view(seat)
+        vg = VectorGame.from_view(view, true_hidden(game, seat), [seed], rules=game.rules)
+        got = vg.solve_play(side, np.array([game.hand_number]), _table(target))[0]
+        assert got == brute_force(game, side, game.hand_number), seed
+        solved += 1
+    assert solved > 50

@@ -492,3 +492,24 @@ def test_hidden_by_hand() -> None:
     assert h[261] * 29 == pytest.approx(score_hand_ids(g.kept[1], starter))
     assert h[264] * 29 == pytest.approx(score_hand_ids(g.crib, starter, is_crib=True))
     assert h[260:].any() and not h[262:264].any()
+
+
+@pytest.mark.parametrize("method, shape, dtype", [("observe", (3, OBS_SIZE), np.float32),
+                                                  ("legal_mask", (3, 52), np.bool_),
+                                                  ("hidden", (3, HIDDEN_SIZE), np.float32)])
+def test_out_buffers_are_checked_before_any_kernel_runs(method, shape, dtype) -> None:
+    """A wrong buffer once corrupted the heap or wrote out of bounds: now a ValueError naming
+    the shape wanted and given, and the right buffer is filled in place."""
+    vg = VectorGame(Rules(), seeds=[1, 2, 3])
+    call = getattr(vg, method)
+    bad = [np.zeros((2, shape[1]), dtype), np.zeros((3, shape[1] + 1), dtype),
+           np.zeros(shape, np.float64 if dtype is np.float32 else np.int8),
+           np.zeros((shape[1], 3), dtype).T, [[0] * shape[1]] * 3]
+    ro = np.zeros(shape, dtype)
+    ro.flags.writeable = False
+    for out in bad + [ro]:
+        with pytest.raises(ValueError, match=rf"{method}\(out=...\) needs .*{shape[1]}"):
+            call(out=out)
+    good = np.zeros(shape, dtype)
+    assert call(out=good) is good
+    np.testing.assert_array_equal(good, call())

@@ -21,9 +21,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
                      f"--workers 4 (results in {DEFAULT_DB_FOLDER}/random_greedy_expert-200g-"
                      "HASH.sqlite, with its .png, .json and .csv next to it)")
     parser.add_argument("--agents", nargs="+", required=True, metavar="SPEC",
-                        help="agent specs: random, greedy, expert, ppo:PATH (a policy file, "
-                             "e.g. ppo:runs/mine/policy.safetensors) or ppo:shipped; "
-                             "optionally labelled LABEL=SPEC (e.g. random2=random)")
+                        help="agent specs: random, greedy, expert, ppo:shipped, ppo:PATH (a "
+                             "policy file, e.g. ppo:runs/mine/policy.safetensors) or "
+                             "search:BASE (e.g. search:ppo:shipped, the strongest); optionally "
+                             "labelled LABEL=SPEC (e.g. random2=random)")
     parser.add_argument("--games", type=int_arg(2), default=200, metavar="N",
                         help="games per pair, even: N/2 deals x 2 seatings (default 200)")
     parser.add_argument("--workers", type=int_arg(1), default=cores(), metavar="N",

@@ -27,7 +27,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
                           "10d, J♠) when asked, or both cards of a throw on one line (8D 3H); "
                           "'hint' ranks your options with the expert's reasoning, 'q' quits.")
     parser.add_argument("--bot", default="expert",
-                        help="opponent spec: random, greedy, expert or ppo:PATH (expert)")
+                        help="opponent spec: random, greedy, expert, ppo:shipped, ppo:PATH or "
+                             "search:BASE, e.g. search:ppo:shipped (expert)")
     parser.add_argument("--players", type=int, default=2, choices=(2, 3, 4),
                         help="number of players; bots take the other seats (2)")
     parser.add_argument("--target", type=int, default=121, choices=(121, 61),
