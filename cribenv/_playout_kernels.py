@@ -1,10 +1,13 @@
-"""Numba kernels of :mod:`cribenv.vector` for search: the greedy bot compiled, and playouts.
+"""Numba kernels of :mod:`cribenv.vector` for search: the greedy bot compiled, a pegging
+heuristic, playouts and the likelihood of the plays seen.
 
 :func:`greedy_card` is :class:`agents.greedy.GreedyAgent`'s choice (its docstring states the
-rule; ``tests/test_playouts.py`` proves the two equal on random positions), read from a row of
-the batched engine's state. :func:`playout_rows` plays rows to the end of the hand they are in
-(or of the game) with every seat greedy, in one call: the playouts of the search agent
-(:mod:`agents.search`). Rows and state columns are :mod:`cribenv._vector_kernels`'.
+rule; ``tests/test_positions.py`` proves the two equal on random positions), read from a row of
+the batched engine's state. :func:`_lite_values` is the expert's main pegging term, ``now -
+E[reply]`` (``tests/test_positions.py`` checks it against a plain Python version).
+:func:`playout_rows` plays rows to the end of the hand they are in (or of the game), in one
+call: the playouts of the search agent (:mod:`agents.search`); :func:`play_log_likelihood`
+weighs its deals. Rows and state columns are :mod:`cribenv._vector_kernels`'.
 """
 
 from __future__ import annotations
@@ -132,56 +135,6 @@ def _points_of(st, i, card, count):
         series[j] = st[i, K.PLAYED_CARD + start + j]
     series[k - start] = card
     return K.peg_points_last(series, k - start + 1, count + K.card_value(card))
-
-
-@jit
-def _reply_play(st, cfg, i, p):
-    """The card of seat ``p`` that pegs the most points less the best reply of the next seat
-    that can lay a card (its cards as the row holds them), pegging out at once; ties: the
-    higher rank, then the lower id."""
-    n = cfg[C_PLAYERS]
-    count = st[i, K.COUNT]
-    hand = K._playable(st[i, K.HAND + p], count)
-    side = K.side_of(p, n)
-    need = cfg[K.C_TARGET] - st[i, K.SCORES + side]
-    k = st[i, K.N_PLAYED]
-    start = st[i, K.SERIES_START]
-    series = np.empty(k - start + 2, np.int64)
-    for j in range(k - start):
-        series[j] = st[i, K.PLAYED_CARD + start + j]
-    best = -1
-    best_value = -1000
-    while hand:
-        c = trailing_zeros(hand)
-        hand &= hand - 1
-        series[k - start] = c
-        after = count + K.card_value(c)
-        now = K.peg_points_last(series, k - start + 1, after)
-        if now >= need:
-            return c
-        reply = 0
-        if after < 31:
-            for d in range(1, n + 1):
-                q = (p + d) % n
-                rhand = st[i, K.HAND + q] & ~(_ONE << c) if q == p else st[i, K.HAND + q]
-                rhand = K._playable(rhand, after)
-                if not rhand:
-                    continue
-                while rhand:
-                    r = trailing_zeros(rhand)
-                    rhand &= rhand - 1
-                    series[k - start + 1] = r
-                    pts = K.peg_points_last(series, k - start + 2, after + K.card_value(r))
-                    if pts > reply:
-                        reply = pts
-                if K.side_of(q, n) == side:
-                    reply = -reply
-                break
-        value = now - reply
-        if value > best_value or (value == best_value and c >> 2 > best >> 2):
-            best_value = value
-            best = c
-    return best
 
 
 @jit
@@ -324,18 +277,6 @@ def play_log_likelihood(st, cfg, rank_points, seat, temperature, floor, out):
 
 
 @jit
-def rollout_card(st, cfg, i, hand4, two):
-    """The playouts' card for the seat to act in row ``i``: the greedy discard, and in the
-    play :func:`_reply_play` (-1 once the game is over)."""
-    p = st[i, K.TO_ACT]
-    if p < 0:
-        return -1
-    if st[i, K.PHASE] == 0:
-        return _greedy_discard(st, cfg, i, p, hand4, two)
-    return _reply_play(st, cfg, i, p)
-
-
-@jit
 def greedy_card(st, cfg, i, hand4, two):
     """The greedy bot's card for the seat to act in row ``i`` (-1 once the game is over)."""
     p = st[i, K.TO_ACT]
@@ -354,104 +295,16 @@ def greedy_cards(st, cfg, hand4, two, out):
 
 
 @jit
-def playout_rows(mt, st, cfg, rank_points, hand4, two, policy):
+def playout_rows(mt, st, cfg, rank_points, hand4, two):
     """Play every row until the hand it is in has been shown (the next hand is dealt) or the
-    game is over, every seat playing :func:`greedy_card` (``policy`` 0), :func:`rollout_card`
-    (1) or the greedy discard and :func:`_lite_play` (2)."""
+    game is over: every seat discards as :func:`_greedy_discard` and plays
+    :func:`_lite_play`."""
     for i in range(st.shape[0]):
         hand_no = st[i, K.HAND_NO]
         while st[i, K.TO_ACT] >= 0 and st[i, K.HAND_NO] == hand_no:
-            if policy == 0:
-                card = greedy_card(st, cfg, i, hand4, two)
-            elif policy == 1 or st[i, K.PHASE] == 0:
-                card = rollout_card(st, cfg, i, hand4, two)
+            p = st[i, K.TO_ACT]
+            if st[i, K.PHASE] == 0:
+                card = _greedy_discard(st, cfg, i, p, hand4, two)
             else:
-                card = _lite_play(st, cfg, i, st[i, K.TO_ACT])
+                card = _lite_play(st, cfg, i, p)
             K.step_game(mt, st, cfg, rank_points, i, card)
-
-
-# ------------------------------------------------------------------------------------------
-# The play solved exactly in one deal (2 players): alpha-beta over the cards both seats hold
-# ------------------------------------------------------------------------------------------
-@jit
-def end_value(st, i, side, target, dealer_wins):
-    """The chance that ``side`` wins from row ``i`` once its hand is over: exact if the game
-    is, else ``dealer_wins[dealer score, pone score]`` of the hand now dealt (2 players)."""
-    if st[i, K.TO_ACT] < 0:
-        return 1.0 if st[i, K.WINNER] == side else 0.0
-    dealer = st[i, K.DEALER] % 2
-    d = min(st[i, K.SCORES + dealer], target - 1)
-    p = min(st[i, K.SCORES + 1 - dealer], target - 1)
-    w = dealer_wins[d, p]
-    return w if dealer == side else 1.0 - w
-
-
-@jit
-def _combine(v, maximize, best, alpha, beta, d):
-    """Fold a child's value ``v`` into frame ``d`` of the alpha-beta stack."""
-    if maximize[d]:
-        if v > best[d]:
-            best[d] = v
-        if best[d] > alpha[d]:
-            alpha[d] = best[d]
-    else:
-        if v < best[d]:
-            best[d] = v
-        if best[d] < beta[d]:
-            beta[d] = best[d]
-
-
-@jit
-def _solve(mt, buf, cfg, rank_points, hand_no, side, dealer_wins):
-    """The value for ``side`` of the position in ``buf[0]`` with both seats playing their
-    best, every card known (2 players): alpha-beta on an explicit stack (``buf`` rows past 0
-    and ``mt`` are scratch), a position is over when its hand has been shown."""
-    target = cfg[K.C_TARGET]
-    if buf[0, K.TO_ACT] < 0 or buf[0, K.HAND_NO] != hand_no:
-        return end_value(buf, 0, side, target, dealer_wins)
-    size = buf.shape[0]
-    rem = np.zeros(size, np.int64)
-    best = np.zeros(size)
-    alpha = np.zeros(size)
-    beta = np.zeros(size)
-    maximize = np.zeros(size, np.bool_)
-    d = 0
-    alpha[0] = -1.0
-    beta[0] = 2.0
-    p = buf[0, K.TO_ACT]
-    maximize[0] = K.side_of(p, 2) == side
-    best[0] = -1.0 if maximize[0] else 2.0
-    rem[0] = K._playable(buf[0, K.HAND + p], buf[0, K.COUNT])
-    while True:
-        if rem[d] == 0 or alpha[d] >= beta[d]:
-            if d == 0:
-                return best[0]
-            d -= 1
-            _combine(best[d + 1], maximize, best, alpha, beta, d)
-            continue
-        c = trailing_zeros(rem[d])
-        rem[d] &= rem[d] - 1
-        buf[d + 1, :] = buf[d, :]
-        K.step_game(mt, buf, cfg, rank_points, d + 1, c)
-        if buf[d + 1, K.TO_ACT] < 0 or buf[d + 1, K.HAND_NO] != hand_no:
-            _combine(end_value(buf, d + 1, side, target, dealer_wins), maximize, best, alpha,
-                     beta, d)
-            continue
-        d += 1
-        alpha[d] = alpha[d - 1]
-        beta[d] = beta[d - 1]
-        p = buf[d, K.TO_ACT]
-        maximize[d] = K.side_of(p, 2) == side
-        best[d] = -1.0 if maximize[d] else 2.0
-        rem[d] = K._playable(buf[d, K.HAND + p], buf[d, K.COUNT])
-
-
-@jit
-def solve_play_rows(st, cfg, rank_points, hand_nos, side, dealer_wins, out):
-    """``out[i]``: :func:`_solve` of row ``i`` (its hand ``hand_nos[i]``; 2 players, in the
-    play or once the hand is over)."""
-    buf = np.empty((12, st.shape[1]), np.int64)
-    mt = np.zeros((12, 624), np.uint32)
-    for i in range(st.shape[0]):
-        buf[0, :] = st[i, :]
-        out[i] = _solve(mt, buf, cfg, rank_points, hand_nos[i], side, dealer_wins)

@@ -311,44 +311,18 @@ class VectorGame:
         self._map(lambda a, b: P.greedy_cards(st[a:b], self._cfg, P.HAND4, P.TWO, out[a:b]))
         return out
 
-    def playout(self, rows: np.ndarray | None = None, policy: str = "greedy") -> None:
+    def playout(self, rows: np.ndarray | None = None) -> None:
         """Play each game (or the games ``rows``) to the end of the hand it is in: until that
-        hand's show is counted and the next hand dealt, or the game ends. Every seat plays
-        ``policy``: ``"greedy"`` (:class:`agents.greedy.GreedyAgent`) or ``"reply"`` (the
-        greedy discard; in the play the card that pegs the most less the next seat's best
-        reply, its cards as the game holds them). Rewards are not computed."""
-        policies = ("greedy", "reply", "lite")
-        if policy not in policies:
-            raise ValueError(f"playout policy must be one of {policies}, got {policy!r}")
-        flag = policies.index(policy)
+        hand's show is counted and the next hand dealt, or the game ends. Every seat discards
+        as :class:`agents.greedy.GreedyAgent` and plays the card that pegs the most points
+        less the expected best reply of the next seat (the expert's main term, from what the
+        seat may know). Rewards are not computed."""
         sel = slice(None) if rows is None else np.asarray(rows, np.int64)
         st, mt = self._st[sel], self._mt[sel]
         self._map(lambda a, b: P.playout_rows(mt[a:b], st[a:b], self._cfg, self._rank_points,
-                                              P.HAND4, P.TWO, flag), len(st))
+                                              P.HAND4, P.TWO), len(st))
         if rows is not None:
             self._st[sel], self._mt[sel] = st, mt
-
-    def solve_play(self, side: int, hand_numbers: np.ndarray,
-                   dealer_wins: np.ndarray) -> np.ndarray:
-        """``(N,)`` for 2 players: the chance that ``side`` wins each game if both seats play
-        the rest of the play perfectly with every card known (alpha-beta over the cards
-        held), the hand ``hand_numbers[i]`` then shown; valued by ``dealer_wins`` (the
-        dealer's chance ``[dealer score, pone score]`` at the start of the next hand, as
-        :func:`agents.winprob.dealer_wins`), exactly where the game ends. Games must be in the
-        play of that hand, or past it."""
-        if self.num_players != 2:
-            raise ValueError("solve_play is for 2 players")
-        out = np.empty(self.num_games, np.float64)
-        w = np.ascontiguousarray(dealer_wins, np.float64)
-        hands = np.asarray(hand_numbers, np.int64)
-        st = self._st
-        bad = np.flatnonzero((st[:, K.PHASE] == 0) & (st[:, K.HAND_NO] == hands)
-                             & (st[:, K.TO_ACT] >= 0))
-        if len(bad):
-            raise ValueError(f"game {int(bad[0])} is still in the discard")
-        self._map(lambda a, b: P.solve_play_rows(st[a:b], self._cfg, self._rank_points,
-                                                 hands[a:b], side, w, out[a:b]))
-        return out
 
     def play_likelihood(self, seat: int, temperature: float = 1.0,
                         floor: float = 0.1) -> np.ndarray:
