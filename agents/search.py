@@ -44,7 +44,7 @@ import numpy as np
 from agents.base import ViewAgent, make_agent, register_agent
 from agents.winprob import TARGETS, seat_wins
 from cribenv.game import Phase, PlayerView, Rules
-from cribenv.positions import sample_hidden
+from cribenv.positions import Hidden, sample_hidden
 
 __all__ = ["DEFAULT_MARGIN", "DEFAULT_PLAYOUTS", "SearchAgent", "parse_spec"]
 
@@ -126,6 +126,10 @@ class SearchAgent(ViewAgent):
                      "base": base_card, "card": card}
         return card
 
+    def _deals(self, view: PlayerView, num: int) -> Hidden:
+        """``num`` deals of what the seat has not seen (an oracle would override this)."""
+        return sample_hidden(view, self.rng, num)
+
     def _values(self, view: PlayerView, legal: list[int]) -> tuple[np.ndarray, np.ndarray]:
         """``(cards, D)`` chances to win after each legal card, on ``D`` paired deals, and
         the deals' weights ``(D,)`` (summing to 1)."""
@@ -133,7 +137,7 @@ class SearchAgent(ViewAgent):
 
         n_cards = len(legal)
         deals = max(2, self.playouts // n_cards)
-        hidden = sample_hidden(view, self.rng, deals)
+        hidden = self._deals(view, deals)
         seeds = self.rng.integers(_SEED_MAX, size=deals)
         rules = Rules(num_players=view.num_players, target=view.target)
         root = VectorGame.from_view(view, hidden, seeds, rules=rules)

@@ -29,7 +29,7 @@ import numpy as np
 from cribenv.cards import RANK_VALUES
 from cribenv.game import Phase, PlayerView
 
-__all__ = ["Hidden", "go_floors", "sample_hidden"]
+__all__ = ["Hidden", "actual_hidden", "go_floors", "sample_hidden"]
 
 _VALUE = [RANK_VALUES[c >> 2] for c in range(52)]
 
@@ -183,4 +183,27 @@ def sample_hidden(view: PlayerView, rng: np.random.Generator, num: int) -> Hidde
         crib_card[:] = _card_sets(unseen[rest[:, at:at + 1]])
         at += 1
     deck = unseen[rest[:, at:]]
+    return Hidden(hands, discards, crib_card, deck)
+
+
+def actual_hidden(game, seat: int) -> Hidden:
+    """The real deal of the cards ``seat`` cannot see in ``game`` (a :class:`~cribenv.game.Game`)
+    as one row of :class:`Hidden`: what a perfect-information oracle would know (tests and
+    the search's limits, ``scripts/search_limits.py``).
+
+    >>> from cribenv.game import Game
+    >>> g = Game(seed=3)
+    >>> h = actual_hidden(g, 0)
+    >>> [bin(int(x)).count("1") for x in h.hands[0]], h.deck.shape
+    ([6, 6], (1, 40))
+    """
+    def cset(cards) -> int:
+        return sum(1 << c for c in cards)
+
+    laid = {c for d in game.discards for c in d}
+    hands = np.array([[cset(h) for h in game.hands]], np.int64)
+    discards = np.array([[cset(d) for d in game.discards]], np.int64)
+    crib_card = np.array([cset(c for c in game.crib if c not in laid)], np.int64)
+    held = {c for h in game.hands for c in h} | set(game.crib)
+    deck = np.array([[c for c in game.deck if c not in held]], np.int64)
     return Hidden(hands, discards, crib_card, deck)

@@ -69,3 +69,64 @@ def test_search_finds_the_card_that_wins_the_game():
 def test_bad_specs_are_refused_with_the_value(spec, words):
     with pytest.raises(ValueError, match=words.replace("?", r"\?")):
         make_agent(spec)
+
+
+def test_search_plays_as_an_env_opponent():
+    from cribenv.wrappers import SingleAgentCribbageEnv
+
+    env = SingleAgentCribbageEnv(opponent="search:greedy?playouts=20", seed=0)
+    obs, info = env.reset(seed=0)
+    done = False
+    while not done:
+        legal = info["action_mask"].nonzero()[0] if "action_mask" in info else \
+            env.action_masks().nonzero()[0]
+        obs, reward, terminated, truncated, info = env.step(int(legal[0]))
+        done = terminated or truncated
+    assert reward in (-1.0, 1.0)
+
+
+def test_the_bench_section_reports_search_beside_its_base():
+    import benchmarks
+
+    section = benchmarks.load_section("search")
+    res = section.run(0.05, lambda text: None)
+    assert res["base"] > 0 and res["engine"] > 0
+    for budget in section.BUDGETS:
+        r = res[f"playouts={budget}"]
+        assert r["decisions"] > 0 and r["playouts"] > 0
+    section.report(res)
+
+
+def test_the_docs_pages_snippets_run(capsys):
+    import re
+    from pathlib import Path
+
+    page = Path(__file__).resolve().parents[1] / "docs" / "search.md"
+    blocks = re.findall(r"^```python\n(.*?)^```", page.read_text(encoding="utf-8"),
+                        re.S | re.M)
+    assert len(blocks) >= 3
+    for code in blocks:
+        exec(compile(code, str(page), "exec"), {})
+    out = capsys.readouterr().out
+    assert "0.559" in out     # the first dealer's chance, as the page says
+
+
+def test_the_limits_script_runs_and_refuses_bad_input(tmp_path):
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[1] / "scripts" / "search_limits.py"
+    out = tmp_path / "limits.json"
+    run = subprocess.run([sys.executable, str(script), "--base", "greedy", "--deals", "2",
+                          "--playouts", "20", "--workers", "1", "--out", str(out)],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    result = json.loads(out.read_text())
+    assert {"base", "search", "oracle", "oracle-search"} <= set(result)
+    assert result["base"]["games"] == 4
+    bad = subprocess.run([sys.executable, str(script), "--base", "gredy"], capture_output=True,
+                         text=True)
+    assert bad.returncode == 2 and "did you mean 'greedy'" in bad.stderr
+    assert "Traceback" not in bad.stderr
