@@ -482,7 +482,17 @@ def policy_path(name: str | Path) -> Path:
 
 
 def _make_ppo(path: str, seed: int | None = None, **kwargs: Any) -> PPOAgent:
-    agent = PPOAgent(policy_path(path), seed=seed, **kwargs)
+    if path.lower() == "shipped":
+        path = "shipped"
+    resolved = policy_path(path)
+    if not resolved.is_file():
+        import difflib
+
+        hint = " (did you mean 'ppo:shipped'?)" if difflib.get_close_matches(
+            path.lower(), ["shipped"], n=1) else ""
+        raise PolicyFileError(f"agent 'ppo:{path}': no policy file at {resolved}{hint}; "
+                              f"ppo:shipped is the shipped agent, ppo:PATH a policy file")
+    agent = PPOAgent(resolved, seed=seed, **kwargs)
     if path == "shipped":
         agent.name = "ppo:shipped"
     return agent

@@ -86,6 +86,31 @@ def int_arg(low: int) -> Callable[[str], int]:
     return parse
 
 
+def int_range_arg(low: int, high: int) -> Callable[[str], int]:
+    """An argparse ``type`` for an int from ``low`` to ``high``: a bad value is argparse's
+    usage error (exit status 2) naming it.
+
+        >>> int_range_arg(0, 65535)("8000")
+        8000
+        >>> int_range_arg(0, 65535)("99999")
+        Traceback (most recent call last):
+        ...
+        argparse.ArgumentTypeError: expected an integer from 0 to 65535, got '99999'
+    """
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = low - 1
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"expected an integer from {low} to {high}, got "
+                                             f"{text!r}")
+        return value
+
+    parse.__name__ = f"int {low}..{high}"
+    return parse
+
+
 def exact_bool(value: Any, name: str) -> bool:
     """``True`` or ``False`` (a numpy bool too); anything else is refused, ``"no"`` included."""
     if value is True or value is False:

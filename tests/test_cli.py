@@ -99,8 +99,10 @@ def test_demo_smoke(tmp_path, capsys):
     assert "of games against greedy" in out
 
 
-@pytest.mark.parametrize("reply,goodbye", [("q", "bye\n"), (None, "\nbye\n")])
-def test_play_quits_on_q_or_end_of_input(reply, goodbye):
+@pytest.mark.parametrize("reply", ["q", None])
+def test_play_quits_on_q_and_end_of_input_is_an_error(reply, capsys):
+    """``q`` leaves with status 0; the end of input before the game ends (``cribenv play <
+    /dev/null``) is status 1 with a message on stderr, not a silent success."""
     from cribenv.commands import play
 
     def answer(prompt: str) -> str:
@@ -111,9 +113,12 @@ def test_play_quits_on_q_or_end_of_input(reply, goodbye):
 
     out = io.StringIO()
     args = argparse.Namespace(bot="random", players=3, target=61, seat=1, seed=5)
-    assert play.run(args, input_fn=answer, out=out) == 0
-    assert out.getvalue().endswith(goodbye)
+    status = play.run(args, input_fn=answer, out=out)
     assert out.getvalue().startswith("Cribbage to 61: you are seat 1 against random.\n")
+    if reply == "q":
+        assert status == 0 and out.getvalue().endswith("bye\n")
+    else:
+        assert status == 1 and "end of input before the game ended" in capsys.readouterr().err
 
 
 def test_play_asks_the_human_for_forced_cards_too():

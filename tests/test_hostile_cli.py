@@ -37,6 +37,33 @@ def refused(capsys, argv: list[str], *names: str) -> str:
 
 
 # -------------------------------------------------------------------------- small commands
+@pytest.mark.parametrize("port", ["99999", "-1", "http"])
+def test_serve_port_must_be_a_port(capsys, port):
+    refused(capsys, ["serve", "--port", port], "--port", repr(port), "0 to 65535")
+
+
+def test_train_without_run_dir_says_so_in_one_line(capsys):
+    err = refused(capsys, ["train", "--config", "train/configs/rollout-ppo.json"], "--run-dir")
+    assert len(err.strip().splitlines()) == 1, err
+
+
+@pytest.mark.parametrize("spec, near", [("gredy", "greedy"), ("exprt", "expert"),
+                                        ("ppo:shiped", None)])
+def test_a_misspelt_agent_lists_every_spelling_and_the_nearest(capsys, tmp_path, spec, near):
+    err = refused(capsys, ["tournament", "--agents", "random", spec, "--games", "2", "--db",
+                           str(tmp_path / "t.sqlite")], spec)
+    if near:
+        assert f"did you mean {near!r}" in err
+        for spelling in ("ppo:shipped", "ppo:PATH", "search:BASE", "greedy", "expert"):
+            assert spelling in err
+    assert not (tmp_path / "t.sqlite").exists()
+
+
+def test_agent_names_accept_any_case():
+    assert make_agent("Greedy").name == "greedy" and make_agent("EXPERT").name == "expert"
+
+
+
 @pytest.mark.parametrize("top", ["0", "-3", "x"])
 def test_discard_top_must_be_positive(capsys, top):
     refused(capsys, ["discard", "5H", "5S", "JD", "6C", "4H", "KD", "--dealer", "--top", top],

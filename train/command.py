@@ -50,7 +50,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.epilog = ("Example: cribenv train --run-dir runs/quick --total-steps 200000 "
                      "(then: cribenv train --run-dir runs/quick --resume). Settings shown with "
                      "the selfplay defaults; settings of one backend only are marked.")
-    parser.add_argument("--run-dir", required=True, help="folder of the run (created)")
+    parser.add_argument("--run-dir", help="folder of the run (created; required)")
     parser.add_argument("--config", help="JSON file of settings (see train/selfplay.py, "
                                          "train/config.py for sb3)")
     parser.add_argument("--backend", choices=BACKENDS, default="selfplay",
@@ -130,6 +130,9 @@ def build_config(args: argparse.Namespace):
 
 
 def run(args: argparse.Namespace) -> int:
+    if not args.run_dir:
+        raise ValueError("--run-dir is required: the folder of the run (e.g. --run-dir "
+                         "runs/quick)")
     _, train = _backend(args.backend)
     writable_dir(args.run_dir, "--run-dir")
     config = build_config(args)

@@ -6,6 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from cribenv.checks import int_range_arg
+
 __all__ = ["configure", "parse_bots", "run"]
 
 
@@ -18,7 +20,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1",
                         help="address to bind (default %(default)s; another address exposes "
                              "the table to the network)")
-    parser.add_argument("--port", type=int, default=8000, help="port (default %(default)s)")
+    parser.add_argument("--port", type=int_range_arg(0, 65535), default=8000,
+                        help="port, 0 to 65535 (default %(default)s)")
     parser.add_argument("--bot", action="append", default=[], metavar="NAME=SPEC",
                         help="add a bot the page may choose, e.g. mine=ppo:runs/a.safetensors "
                              "(the built-in expert, greedy, random and ppo:shipped are always "

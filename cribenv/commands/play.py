@@ -116,7 +116,12 @@ def _peg_reason(event: Played) -> str:
 
 
 class _Quit(Exception):
-    """The player left the table (``q`` or end of input); the message is the goodbye."""
+    """The player left the table (``q``, status 0, or end of input, status 1); the message is
+    the goodbye."""
+
+    def __init__(self, message: str, status: int = 0) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 class Human:
@@ -215,7 +220,8 @@ class Human:
             try:
                 text = self.input_fn(prompt).strip()
             except EOFError:
-                raise _Quit("\nbye") from None
+                raise _Quit("\ncribenv play: end of input before the game ended (type q to "
+                            "quit)", status=1) from None
             if text.lower() in ("q", "quit", "exit"):
                 raise _Quit("bye")
             if text.lower() == "hint":
@@ -280,8 +286,8 @@ def run(args: argparse.Namespace, input_fn=input, out=sys.stdout) -> int:
     try:
         run_game(game, players)
     except _Quit as bye:
-        print(str(bye), file=out)
-        return 0
+        print(str(bye), file=out if bye.status == 0 else sys.stderr)
+        return bye.status
     you.flush_log()
     if you.advice:
         print(you.summary(), file=out)
