@@ -477,3 +477,50 @@ def test_cli_ppo_spec_hints_name_a_safetensors_policy(
                      "--db", str(tmp_path / "x.sqlite")]) == 2
     err = capsys.readouterr().err
     assert ".safetensors" in err and ".pt" not in err.replace(".safetensors", "")
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
+def test_workers_exit_when_the_tournament_is_killed(tmp_path):
+    """``kill -9`` of the tournament once left both pool workers alive forever."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    def children(pid):
+        out = []
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                out.append(int(stat.parent.name))
+        return out
+
+    cli = str(Path(sys.executable).parent / "cribenv")
+    proc = subprocess.Popen([cli, "tournament", "--agents", "expert", "greedy", "--games",
+                             "2000", "--workers", "2", "--db", str(tmp_path / "t.sqlite"),
+                             "--no-progress"], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        workers = []
+        while time.monotonic() < deadline and len(workers) < 2:
+            time.sleep(0.2)
+            workers = children(proc.pid)
+        assert len(workers) >= 2, "the pool did not start"
+        time.sleep(1.0)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        deadline = time.monotonic() + 10
+        alive = workers
+        while time.monotonic() < deadline and alive:
+            time.sleep(0.2)
+            alive = [w for w in alive if Path(f"/proc/{w}").exists()
+                     and "Z" not in Path(f"/proc/{w}/stat").read_text().rsplit(")", 1)[1][:3]]
+        assert not alive, f"workers {alive} outlived the tournament"
+    finally:
+        if proc.poll() is None:
+            proc.kill()

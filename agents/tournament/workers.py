@@ -36,6 +36,24 @@ def play_chunk(tasks: list[GameTask], rules_dict: dict[str, Any]) -> Rows:
 def _init_worker() -> None:
     # Ctrl-C goes to the parent, which stops the pool; workers must not print tracebacks.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _exit_with_parent()
+
+
+def _exit_with_parent(every_s: float = 0.5) -> None:
+    """Watch the parent from a daemon thread and exit once it is gone (a ``kill -9`` of the
+    tournament would otherwise leave the workers blocked on its pipe forever)."""
+    import threading
+    import time
+
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(every_s)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
 def cores() -> int:
