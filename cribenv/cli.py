@@ -98,6 +98,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as exc:
         print(f"cribenv {name}: error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:
+        from cribenv.files import no_space
+
+        message = no_space(exc)
+        if message is None:
+            raise
+        print(f"cribenv {name}: error: {message}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":  # pragma: no cover

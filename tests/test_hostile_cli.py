@@ -294,3 +294,29 @@ def test_another_tournament_in_the_same_db_is_refused_without_saying_resuming(ca
     assert "resuming" not in err
     assert main(TOURNAMENT[:-1] + ["--db", db]) == 0          # the same one: resumed
     assert "resuming from" in capsys.readouterr().err
+
+
+def test_a_full_disk_leaves_the_old_report_whole_and_says_so(capsys, tmp_path, monkeypatch):
+    """The report once overwrote tournament.png in place with a truncated file and ended in a
+    traceback; now every output is written under a temporary name and renamed."""
+    import errno
+
+    import matplotlib.figure
+
+    args = ["tournament", "--agents", "random", "greedy", "--games", "4", "--workers", "1",
+            "--db", str(tmp_path / "t.sqlite"), "--out", str(tmp_path / "out"),
+            "--no-progress", "--bootstrap", "0"]
+    assert main(args) == 0
+    png = tmp_path / "out" / "tournament.png"
+    before = png.read_bytes()
+
+    def full(self, fname, **kwargs):
+        Path(fname).write_bytes(b"\x89PNG half")
+        raise OSError(errno.ENOSPC, "No space left on device", str(fname))
+
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", full)
+    capsys.readouterr()
+    refused(capsys, args, "no space left on the device")
+    assert png.read_bytes() == before
+    assert sorted(p.name for p in png.parent.iterdir()) == ["tournament.csv",
+                                                            "tournament.json", "tournament.png"]

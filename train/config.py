@@ -8,6 +8,8 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from cribenv.files import write_text
+
 
 def read_settings(path: str | Path, what: str) -> dict:
     """The JSON object of settings in ``path`` (ValueError naming ``what`` and the file
@@ -59,7 +61,7 @@ class RunSettings:
         return hashlib.sha256(fixed.encode()).hexdigest()[:16]
 
     def save(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(self.to_dict(), indent=2, sort_keys=True) + "\n")
+        write_text(path, json.dumps(self.to_dict(), indent=2, sort_keys=True) + "\n")
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]):

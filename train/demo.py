@@ -119,6 +119,8 @@ def plot_demo_curve(rows: list[dict[str, str]], out: Path) -> Path:
     right.set_title(f"net points against {OPPONENT} (0: as strong)")
     fig.suptitle("Self-play PPO from scratch (cribenv demo)")
     fig.tight_layout()
-    fig.savefig(out, dpi=110)
+    from cribenv.files import save_figure
+
+    save_figure(fig, out, dpi=110)
     plt.close(fig)
     return out

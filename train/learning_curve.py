@@ -30,7 +30,9 @@ def plot_learning_curve(run_dir: str | Path) -> Path | None:
     ax.set_title("Self-play PPO: evaluation against the heuristic bots")
     fig.tight_layout()
     out = run_dir / "learning_curve.png"
-    fig.savefig(out, dpi=120)
+    from cribenv.files import save_figure
+
+    save_figure(fig, out, dpi=120)
     plt.close(fig)
     return out
 

@@ -1383,6 +1383,8 @@ def plot_training(run_dir: str | Path) -> Path | None:
         ax.set_title(key)
     fig.tight_layout()
     out = run_dir / "training.png"
-    fig.savefig(out, dpi=100)
+    from cribenv.files import save_figure
+
+    save_figure(fig, out, dpi=100)
     plt.close(fig)
     return out

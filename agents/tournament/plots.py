@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from cribenv.files import save_figure
+
 if TYPE_CHECKING:
     from agents.tournament.report import TournamentReport
 
@@ -64,4 +66,4 @@ def plot_report(report: TournamentReport, path: str | os.PathLike[str]) -> None:
     fig.suptitle(f"cribenv tournament: {report.games} games, {report.games_per_pair} per pair, "
                  f"seed {report.seed}, target {report.rules.get('target')}")
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    save_figure(fig, path, dpi=120)

@@ -20,6 +20,7 @@ from agents.tournament.ratings import RATING_ALPHA, Rating, UnitWins, rate, reso
 from agents.tournament.schedule import parse_spec
 from agents.tournament.statistics import BUCKETS, PairStats, json_number, pair_units
 from agents.tournament.storage import FORMAT, read_results
+from cribenv.files import atomic_path, write_text
 
 
 @dataclass
@@ -90,7 +91,7 @@ class TournamentReport:
         }
 
     def write_json(self, path: str | os.PathLike[str]) -> None:
-        Path(path).write_text(json.dumps(self.to_dict(), indent=2) + "\n")
+        write_text(path, json.dumps(self.to_dict(), indent=2) + "\n")
 
     def write_csv(self, path: str | os.PathLike[str]) -> None:
         """One row per pair: counts, and value/low/high of every estimate."""
@@ -100,7 +101,7 @@ class TournamentReport:
             f"{who}_{b}_per_hand" for who in ("a", "b") for b in BUCKETS]
         for name in est_names:
             header += [name, f"{name}_low", f"{name}_high"]
-        with open(path, "w", newline="") as fh:
+        with atomic_path(path) as tmp, open(tmp, "w", newline="") as fh:
             w = csv.writer(fh)
             w.writerow(header)
             for p in self.pairs:

@@ -68,6 +68,10 @@ def database_errors(db_path: Any) -> Iterator[None]:
     try:
         yield
     except sqlite3.DatabaseError as exc:
+        if "full" in str(exc).lower():   # SQLITE_FULL: the disk, not the database
+            raise ValueError(f"no space left on the device holding {db_path}: free some space "
+                             f"and run it again (the tournament resumes where it stopped)"
+                             ) from None
         raise ValueError(f"{db_path} is not a usable results database ({exc}); move it aside "
                          f"or choose another --db") from None
 

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from cribenv import cards
 from cribenv.checks import int_arg, writable_dir
+from cribenv.files import write_text
 
 SETTINGS_FILE = "demo.json"
 RUNS = Path("runs")
@@ -122,7 +123,7 @@ def open_run_dir(args: argparse.Namespace) -> tuple[Path, dict, bool]:
                 raise ValueError(f"--{key.replace('_', '-')} must be even (duplicate deals: "
                                  f"each played twice), got {sizes[key]}")
         run_dir.mkdir(parents=True, exist_ok=True)
-        (run_dir / SETTINGS_FILE).write_text(json.dumps(sizes, indent=2) + "\n")
+        write_text(run_dir / SETTINGS_FILE, json.dumps(sizes, indent=2) + "\n")
         return run_dir, sizes, False
     run_dir = Path(args.run_dir) if args.run_dir else newest_demo()
     if run_dir is None:

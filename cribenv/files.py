@@ -1,0 +1,75 @@
+"""Writing output files whole or not at all: a temporary name beside the target, then a rename.
+
+A full disk (or any failed write) leaves the previous file as it was and no temporary file
+behind; :func:`no_space` words the error for the command line.
+
+>>> import tempfile, pathlib
+>>> d = pathlib.Path(tempfile.mkdtemp())
+>>> write_text(d / "a.json", "{}\\n").read_text()
+'{}\\n'
+>>> sorted(p.name for p in d.iterdir())
+['a.json']
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from collections.abc import Callable
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+__all__ = ["atomic_path", "no_space", "save_figure", "write_text", "write_with"]
+
+
+@contextmanager
+def atomic_path(path: str | os.PathLike[str]):
+    """Yield a temporary path beside ``path`` (same suffix) to write; on success it replaces
+    ``path``, on any error it is removed and ``path`` is left untouched."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.stem}.tmp{os.getpid()}{path.suffix}")
+    try:
+        yield tmp
+        tmp.replace(path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def write_text(path: str | os.PathLike[str], text: str) -> Path:
+    """Write ``text`` to ``path`` atomically; returns ``path``."""
+    with atomic_path(path) as tmp:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+    return Path(path)
+
+
+def save_figure(fig: Any, path: str | os.PathLike[str], **kwargs: Any) -> Path:
+    """``fig.savefig(path, **kwargs)`` atomically (the format from ``path``'s suffix)."""
+    path = Path(path)
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, format=path.suffix.lstrip(".") or None, **kwargs)
+    return path
+
+
+def write_with(path: str | os.PathLike[str], write: Callable[[Path], None]) -> Path:
+    """``write(tmp)`` then rename ``tmp`` to ``path`` (for writers that take a path)."""
+    with atomic_path(path) as tmp:
+        write(tmp)
+    return Path(path)
+
+
+def no_space(exc: BaseException) -> str | None:
+    """The command line's words for a full disk (``None`` for any other error).
+
+    >>> print(no_space(OSError(errno.ENOSPC, "No space left on device", "runs/x.png"))[:49])
+    no space left on the device holding runs/x.png: f
+    """
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        where = exc.filename or "the output folder"
+        return (f"no space left on the device holding {where}: free some space and run it "
+                f"again (a run resumes where it stopped)")
+    return None
