@@ -320,3 +320,25 @@ def test_a_full_disk_leaves_the_old_report_whole_and_says_so(capsys, tmp_path, m
     assert png.read_bytes() == before
     assert sorted(p.name for p in png.parent.iterdir()) == ["tournament.csv",
                                                             "tournament.json", "tournament.png"]
+
+
+@pytest.mark.parametrize("change, words", [
+    ("INSERT INTO games SELECT agent_a, agent_b, 99999, seating, game_seed, first_dealer, "
+     "seat0, seat1, winner_seat, winner, score0, score1, game_points, hands, peg0, peg1, "
+     "hand0, hand1, crib0, crib1, dealer0, dealer1, decisions, result FROM games LIMIT 1",
+     "not a game of this tournament"),
+    ("UPDATE games SET score0 = -50 WHERE deal = 0 AND seating = 0", "scores -50"),
+    ("UPDATE games SET score1 = 'abc' WHERE deal = 0 AND seating = 0", "'abc'"),
+    ("UPDATE games SET game_points = 7 WHERE deal = 0 AND seating = 0", "game points 7"),
+    ("UPDATE games SET winner = 'nobody' WHERE deal = 0 AND seating = 0", "'nobody'"),
+])
+def test_a_tampered_database_is_refused_on_resume(capsys, tmp_path, change, words):
+    db = tmp_path / "t.sqlite"
+    args = ["tournament", "--agents", "random", "greedy", "--games", "4", "--workers", "1",
+            "--db", str(db), "--out", str(tmp_path / "out"), "--no-progress", "--bootstrap",
+            "0"]
+    assert main(args) == 0
+    with sqlite3.connect(db) as conn:
+        conn.execute(change)
+    capsys.readouterr()
+    refused(capsys, args, str(db), words, "move it aside")

@@ -13,6 +13,7 @@ from agents.tournament.report import TournamentReport, compute_report
 from agents.tournament.schedule import check_games, parse_spec, schedule
 from agents.tournament.storage import (
     check_or_store_config,
+    check_rows,
     connect,
     database_errors,
     default_db_path,
@@ -78,6 +79,7 @@ def run_tournament(agent_specs: Sequence[str], games_per_pair: int, workers: int
     try:
         with database_errors(db_path):
             check_or_store_config(conn, config, db_path)
+            check_rows(conn, tasks, rules.target, db_path)
             done = done_keys(conn)
         todo = [t for t in tasks if t.key not in done]
         if done and progress:   # said once the stored tournament is known to be this one

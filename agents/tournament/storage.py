@@ -163,6 +163,37 @@ def done_keys(conn: sqlite3.Connection) -> set[tuple[str, str, int, int]]:
         "SELECT agent_a, agent_b, deal, seating FROM games")}  # type: ignore[misc]
 
 
+def check_rows(conn: sqlite3.Connection, tasks: Sequence[Any], target: int,
+               db_path: Any) -> None:
+    """Refuse (``ValueError`` naming the database and the row) a stored game the schedule
+    ``tasks`` does not hold, or one whose values no game can have: seats other than the
+    schedule's, a winner not in them, scores not integers from 0 to ``target + 31``, game
+    points not 1, 2 or 3, no hand dealt."""
+    seats = {t.key: (t.seats[0].label, t.seats[1].label) for t in tasks}
+    sql = ("SELECT agent_a, agent_b, deal, seating, seat0, seat1, winner_seat, winner, score0, "
+           "score1, game_points, hands FROM games")
+    for row in conn.execute(sql):
+        key, (s0, s1, wseat, winner, a, b, points, hands) = tuple(row[:4]), row[4:]
+        problem = None
+        if key not in seats:
+            problem = "is not a game of this tournament's schedule"
+        elif (s0, s1) != seats[key]:
+            problem = f"seats {s0!r} and {s1!r}, but the schedule seats {seats[key]}"
+        elif wseat not in (0, 1) or winner != (s0, s1)[wseat]:
+            problem = f"winner {winner!r} (seat {wseat!r}) is not one of its seats"
+        elif not all(type(x) is int and 0 <= x <= target + 31 for x in (a, b)):
+            problem = f"scores {a!r} and {b!r} are not points of a game to {target}"
+        elif max(a, b) < target:
+            problem = f"nobody reached {target} (scores {a} and {b})"
+        elif points not in (1, 2, 3) or type(points) is not int:
+            problem = f"game points {points!r} are not 1, 2 or 3"
+        elif type(hands) is not int or hands < 1:
+            problem = f"hands {hands!r}"
+        if problem:
+            raise ValueError(f"{db_path}: the stored game {key} {problem}; the database was "
+                             f"changed outside cribenv: move it aside or choose another --db")
+
+
 def insert_games(conn: sqlite3.Connection, rows: list[dict[str, Any]]) -> None:
     """Store game rows (:data:`COLUMNS`) in one transaction; games already there are kept."""
     sql = (f"INSERT INTO games ({', '.join(COLUMNS)}) VALUES "
