@@ -431,3 +431,50 @@ def test_a_local_server_answers_local_host_names_only():
         assert c.get("/").status_code == 200
         assert c.get("/", headers={"host": "localhost:8000"}).status_code == 200
         assert c.get("/", headers={"host": "rebound.example"}).status_code == 400
+
+
+def test_a_chunked_body_is_bounded_while_it_streams(client):
+    """A body with no Content-Length was once read and parsed whole (50 MB: +100 MB RSS)."""
+    sent = []
+
+    def body():
+        for _ in range(200):            # 200 x 64 kB = 12.5 MB, if nobody stopped it
+            sent.append(1)
+            yield b"[" * 65536
+
+    r = client.post("/api/games", content=body(), headers={"content-type": "application/json"})
+    assert r.status_code == 413 and "too large" in r.json()["error"]
+    r = client.post("/replays", content=body(), headers={"content-type": "text/plain"})
+    assert r.status_code == 413
+
+
+def test_deeply_nested_json_is_a_bad_request_not_a_crash(client):
+    r = client.post("/api/games", content=b"[" * 200_000,
+                    headers={"content-type": "application/json"})
+    assert r.status_code in (400, 413)
+    r = client.post("/api/games", content=b"[" * 100_000 + b"]" * 100_000,
+                    headers={"content-type": "application/json"})
+    assert r.status_code == 400 and "JSON object" in r.json()["error"]
+
+
+@pytest.mark.parametrize("headers, status", [
+    ({"content-type": "text/plain"}, 415),
+    ({"content-type": "application/json", "origin": "https://evil.example"}, 403),
+    ({"content-type": "application/json", "sec-fetch-site": "cross-site"}, 403),
+])
+def test_cross_site_posts_are_refused(client, headers, status):
+    r = client.post("/api/games", content=b'{"bot": "greedy"}', headers=headers)
+    assert r.status_code == status, r.text
+
+
+def test_a_form_from_another_site_cannot_open_a_replay(client):
+    game = Game(Rules(), seed=3)
+    while game.current_player is not None:
+        game.step(game.legal_actions()[0])
+    form = {"record": game.to_json()}
+    r = client.post("/replays", data=form, headers={"origin": "https://evil.example"},
+                    follow_redirects=False)
+    assert r.status_code == 403
+    r = client.post("/replays", data=form, headers={"origin": "http://testserver"},
+                    follow_redirects=False)
+    assert r.status_code == 303

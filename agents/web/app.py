@@ -14,11 +14,12 @@ of the tournament database given on the command line).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from html import escape
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlsplit
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -78,6 +79,10 @@ def create_app(bots: Mapping[str, str] | None = None, *, ttl_s: float = 6 * 3600
         length = request.headers.get("content-length")
         if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
             return _error(413, f"request too large (at most {MAX_BODY // 1024} kB)")
+        if request.method == "POST":
+            refusal = _cross_site(request)
+            if refusal is not None:
+                return refusal
         return await call_next(request)
 
     @app.exception_handler(RequestValidationError)
@@ -191,7 +196,10 @@ def create_app(bots: Mapping[str, str] | None = None, *, ttl_s: float = 6 * 3600
 
     @app.post("/replays")
     async def open_replay(request: Request):
-        raw = (await request.body()).decode("utf-8", "replace")
+        body = await _body(request)
+        if isinstance(body, JSONResponse):
+            return body
+        raw = body.decode("utf-8", "replace")
         text = raw
         if request.headers.get("content-type", "").startswith(
                 "application/x-www-form-urlencoded"):
@@ -245,10 +253,42 @@ async def _in_thread(fn, *args):
     return await run_in_threadpool(fn, *args)
 
 
+async def _body(request: Request) -> bytes | JSONResponse:
+    """The request's body, read as it streams in and refused (413) once it passes
+    :data:`MAX_BODY`: a chunked body without a Content-Length is bounded too."""
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY:
+            return _error(413, f"request too large (at most {MAX_BODY // 1024} kB)")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _cross_site(request: Request) -> JSONResponse | None:
+    """A 403 for a POST another site's page sent (its ``Origin`` or ``Sec-Fetch-Site`` says
+    so), a 415 for an API POST that is not ``application/json`` (what a form or a
+    ``text/plain`` fetch from another site can send without asking); ``None`` if fine."""
+    origin = request.headers.get("origin")
+    host = request.headers.get("host", "")
+    if origin is not None and origin != "null" and urlsplit(origin).netloc != host:
+        return _error(403, f"cross-site request refused (Origin {origin[:60]!r}, not {host!r})")
+    site = request.headers.get("sec-fetch-site")
+    if site is not None and site not in ("same-origin", "none"):
+        return _error(403, f"cross-site request refused (Sec-Fetch-Site {site[:30]!r})")
+    if request.url.path.startswith("/api/") and not request.headers.get(
+            "content-type", "").startswith("application/json"):
+        return _error(415, "the API takes application/json")
+    return None
+
+
 async def _json(request: Request) -> dict[str, Any] | JSONResponse:
+    raw = await _body(request)
+    if isinstance(raw, JSONResponse):
+        return raw
     try:
-        body = await request.json()
-    except ValueError:
+        body = json.loads(raw)
+    except (ValueError, RecursionError):
         return _error(400, "the request body must be a JSON object")
     if not isinstance(body, dict):
         return _error(400, "the request body must be a JSON object")
