@@ -308,3 +308,53 @@ def playout_rows(mt, st, cfg, rank_points, hand4, two):
             else:
                 card = _lite_play(st, cfg, i, p)
             K.step_game(mt, st, cfg, rank_points, i, card)
+
+
+@jit
+def discard_log_likelihood(st, cfg, seat, temperature, floor, hand4, two, out):
+    """``out[i]``: the log-chance, in row ``i``'s deal, of the throws the other seats made,
+    each seat choosing among the ways to lay away its dealt cards by the softmax (at
+    ``temperature`` points) of the greedy bot's value (the kept cards' points alone, plus the
+    thrown cards' points when the crib is its side's, minus them otherwise), mixed with
+    ``floor`` of a uniform choice. 2 players (one throw of two cards a seat)."""
+    n = cfg[C_PLAYERS]
+    need = cfg[K.C_NEED]
+    cards = np.empty(6, np.int64)
+    values = np.empty(15, np.float64)
+    for i in range(st.shape[0]):
+        total = 0.0
+        for q in range(n):
+            if q == seat or st[i, K.NDISC + q] < need or need != 2:
+                continue
+            thrown = st[i, K.DISC + q]
+            dealt = thrown | (st[i, K.KEPT + q] if st[i, K.PHASE] == 1 else st[i, K.HAND + q])
+            m = 0
+            s = dealt
+            while s:
+                cards[m] = trailing_zeros(s)
+                s &= s - 1
+                m += 1
+            own = K.side_of(st[i, K.DEALER], n) == K.side_of(q, n)
+            t = 0
+            actual = -1
+            for a in range(m):
+                for b in range(a + 1, m):
+                    keep = np.empty(4, np.int64)
+                    j = 0
+                    for x in range(m):
+                        if x != a and x != b:
+                            keep[j] = cards[x]
+                            j += 1
+                    pts = _score4(keep[0], keep[1], keep[2], keep[3], hand4)
+                    tp = two[(cards[a] >> 2) * 13 + (cards[b] >> 2)]
+                    values[t] = (pts + tp if own else pts - tp) / temperature
+                    if ((thrown >> cards[a]) & 1) and ((thrown >> cards[b]) & 1):
+                        actual = t
+                    t += 1
+            top = values[:t].max()
+            z = 0.0
+            for x in range(t):
+                z += np.exp(values[x] - top)
+            p = np.exp(values[actual] - top) / z
+            total += np.log((1.0 - floor) * p + floor / t)
+        out[i] = total

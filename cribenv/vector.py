@@ -336,6 +336,18 @@ class VectorGame:
                                                      seat, temperature, floor, out[a:b]))
         return out
 
+    def discard_likelihood(self, seat: int, temperature: float = 1.0,
+                           floor: float = 0.1) -> np.ndarray:
+        """``(N,)`` for 2 players: the log-chance of the throws the other seat made in each
+        game, had it thrown by the softmax (at ``temperature`` points) of the greedy bot's
+        value of each throw, mixed with ``floor`` of a uniform choice: how likely each deal of
+        :meth:`from_view` makes its throw (0 before it has thrown)."""
+        out = np.empty(self.num_games, np.float64)
+        st = self._st
+        self._map(lambda a, b: P.discard_log_likelihood(st[a:b], self._cfg, seat, temperature,
+                                                        floor, P.HAND4, P.TWO, out[a:b]))
+        return out
+
     def copy_rows(self, rows: np.ndarray) -> VectorGame:
         """A new VectorGame of the games ``rows`` (repeats allowed), state and generators
         copied: paired playouts start the same position in several rows."""

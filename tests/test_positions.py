@@ -266,3 +266,44 @@ def test_from_view_refuses_a_view_of_other_rules_or_a_finished_game():
         VectorGame.from_view(view, hidden, [0, 1], rules=Rules(num_players=2, target=61))
     with pytest.raises(ValueError, match="2 deals for 3 seeds"):
         VectorGame.from_view(view, hidden, [0, 1, 2])
+
+
+def test_the_throws_likelihood_is_the_greedy_softmax_in_plain_python():
+    import itertools
+    import math
+
+    from cribenv.scoring import score4, throw_points
+
+    checked = 0
+    for case in range(60):
+        game = random_position(Rules(num_players=2), 700 + case)
+        view = game.view(game.current_player)
+        other = 1 - view.seat
+        hidden = sample_hidden(view, np.random.default_rng(case), 3)
+        vg = VectorGame.from_view(view, hidden, [0, 1, 2])
+        got = vg.discard_likelihood(view.seat, temperature=1.5, floor=0.1)
+        for r in range(3):
+            thrown = bits(hidden.discards[r, other])
+            if len(thrown) < 2:
+                assert got[r] == 0.0
+                continue
+            played = [c for s, c in view.played if s == other]
+            dealt = sorted(bits(hidden.hands[r, other]) + played + thrown)
+            own = rules_side(view.dealer) == rules_side(other)
+            values, actual = [], None
+            for t in itertools.combinations(dealt, 2):
+                keep = [c for c in dealt if c not in t]
+                tp = throw_points(t)
+                values.append((score4(*keep) + (tp if own else -tp)) / 1.5)
+                if sorted(t) == sorted(thrown):
+                    actual = len(values) - 1
+            top = max(values)
+            z = sum(math.exp(v - top) for v in values)
+            p = math.exp(values[actual] - top) / z
+            assert got[r] == pytest.approx(math.log(0.9 * p + 0.1 / 15), rel=1e-12)
+            checked += 1
+    assert checked > 30
+
+
+def rules_side(seat: int) -> int:
+    return seat % 2
