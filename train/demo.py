@@ -108,8 +108,8 @@ def plot_demo_curve(rows: list[dict[str, str]], out: Path) -> Path:
     steps = [int(r["step"]) for r in rows]
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
     plot_win_rates(left, steps, rows)
-    top = max(float(r[f"{OPPONENT}_win_hi"]) for r in rows)
-    left.set_ylim(0, min(1.0, top + 0.05))
+    top = max(float(r[f"{OPPONENT}_win_hi"]) for r in rows) * 100
+    left.set_ylim(0, min(100.0, max(55.0, top + 5)))   # fitted, and the 50% line in view
     left.set_xlabel("learner steps")
     left.set_ylabel(f"win rate against {OPPONENT} (95% CI)")
     left.set_title(f"wins against {OPPONENT} (50%: as strong as {OPPONENT})")

@@ -41,11 +41,13 @@ def plot_win_rates(ax, x, rows: list[dict[str, str]]) -> None:
     """Each bot's win rate in ``rows`` (eval.csv rows) against ``x``, with its 95% band, and
     the fair share (1/2, or the ``fair_share`` column of 3- and 4-player runs) dashed."""
     for spec in sorted(k[: -len("_win_rate")] for k in rows[0] if k.endswith("_win_rate")):
-        p = np.array([float(r[f"{spec}_win_rate"]) for r in rows])
-        lo = np.array([float(r[f"{spec}_win_lo"]) for r in rows])
-        hi = np.array([float(r[f"{spec}_win_hi"]) for r in rows])
+        p = np.array([float(r[f"{spec}_win_rate"]) for r in rows]) * 100
+        lo = np.array([float(r[f"{spec}_win_lo"]) for r in rows]) * 100
+        hi = np.array([float(r[f"{spec}_win_hi"]) for r in rows]) * 100
         ax.plot(x, p, marker="o", label=f"vs {spec}")
         ax.fill_between(x, lo, hi, alpha=0.2)
-    ax.axhline(float(rows[0].get("fair_share", 0.5)), color="grey", lw=0.8, ls="--")
-    ax.set_ylim(0, 1)
+    fair = float(rows[0].get("fair_share", 0.5)) * 100
+    ax.axhline(fair, color="grey", lw=0.8, ls="--", label=f"fair share ({fair:.0f}%)")
+    ax.set_ylim(0, 100)   # the whole scale: the fair share's line is always in view
+    ax.yaxis.set_major_formatter(lambda v, _: f"{v:.0f}%")
     ax.legend()

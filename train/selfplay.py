@@ -1377,10 +1377,14 @@ def plot_training(run_dir: str | Path) -> Path | None:
         plot_win_rates(ax, np.array([float(r["wall_s"]) for r in evals]) / 60, evals)
     ax.set_xlabel("minutes of training")
     ax.set_title("win rate (95% CI)")
+    from matplotlib.ticker import EngFormatter, MaxNLocator
+
     for ax, key in zip(axes[1:], ("entropy", "approx_kl", "value_loss", "steps_per_s")):
         ax.plot(col["step"], col[key], lw=0.8)
         ax.set_xlabel("learner steps")
         ax.set_title(key)
+        ax.xaxis.set_major_locator(MaxNLocator(4))   # "2M", not 2000000: labels that fit
+        ax.xaxis.set_major_formatter(EngFormatter(sep=""))
     fig.tight_layout()
     out = run_dir / "training.png"
     from cribenv.files import save_figure

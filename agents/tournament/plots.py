@@ -33,7 +33,7 @@ def plot_report(report: TournamentReport, path: str | os.PathLike[str]) -> None:
     ax1.axvline(50, color="grey", lw=1, ls="--")
     ax1.set_yticks(ys, labels)
     ax1.invert_yaxis()
-    ax1.set_xlim(0, 100)
+    ax1.set_xlim(-3, 103)   # a marker at 0% or 100% stays inside the frame
     ax1.set_xlabel(f"win % of the first agent ({report.confidence:.0%} CI)")
     ax1.set_title("Pairs (duplicate deals)")
     ratings = sorted(report.ratings, key=lambda r: -r.rating)

@@ -1,0 +1,122 @@
+"""Every plot a run or a tournament writes, rendered from made-up data and checked as a person
+would read it: no tick labels overlapping, win rates in %, the 50% line inside the axes,
+markers at 0% and 100% inside the frame."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+matplotlib = pytest.importorskip("matplotlib")
+matplotlib.use("Agg")
+
+
+def overlaps(fig) -> list[str]:
+    """Pairs of visible tick labels of one axis whose drawn boxes overlap."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    bad = []
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            boxes = [(t.get_text(), t.get_window_extent(renderer))
+                     for t in axis.get_ticklabels() if t.get_visible() and t.get_text()]
+            for (a, ba), (b, bb) in zip(boxes, boxes[1:]):
+                if ba.overlaps(bb):
+                    bad.append(f"{ax.get_title()!r}: {a!r} and {b!r}")
+    return bad
+
+
+def write_csv(path: Path, rows: list[dict]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+
+
+def eval_rows(n=6):
+    return [{"step": 2_000_000 * (i + 1), "wall_s": 600.0 * (i + 1), "greedy_win_rate": 0.3,
+             "greedy_win_lo": 0.25, "greedy_win_hi": 0.35, "greedy_net_points": -0.5,
+             "expert_win_rate": 0.2, "expert_win_lo": 0.15, "expert_win_hi": 0.25}
+            for i in range(n)]
+
+
+def figure_of(monkeypatch, call):
+    """The figure ``call()`` saves (captured at ``save_figure``), and the saved path."""
+    import cribenv.files
+
+    seen = {}
+    real = cribenv.files.save_figure
+
+    def keep(fig, path, **kwargs):
+        seen["fig"] = fig
+        return real(fig, path, **kwargs)
+
+    monkeypatch.setattr(cribenv.files, "save_figure", keep)
+    out = call()
+    return seen["fig"], out
+
+
+def test_training_png_has_readable_ticks(tmp_path, monkeypatch):
+    from train.selfplay import plot_training
+
+    write_csv(tmp_path / "logs" / "progress.csv", [
+        {"step": 1_536 * (i + 1), "entropy": 1.0, "approx_kl": 0.01, "value_loss": 0.3,
+         "steps_per_s": 2500.0} for i in range(200)])
+    write_csv(tmp_path / "eval.csv", eval_rows())
+    fig, out = figure_of(monkeypatch, lambda: plot_training(tmp_path))
+    assert out.is_file() and not overlaps(fig), overlaps(fig)
+
+
+def test_learning_curve_is_in_percent_with_the_fair_line(tmp_path, monkeypatch):
+    from train.learning_curve import plot_learning_curve
+
+    write_csv(tmp_path / "eval.csv", eval_rows())
+    fig, out = figure_of(monkeypatch, lambda: plot_learning_curve(tmp_path))
+    ax = fig.axes[0]
+    assert out.is_file() and not overlaps(fig)
+    low, high = ax.get_ylim()
+    assert low <= 50 <= high and high == 100
+    assert all(t.get_text().endswith("%") for t in ax.get_yticklabels() if t.get_text())
+    assert any(line.get_ydata()[0] == 50 for line in ax.get_lines())
+
+
+def test_the_demo_curve_shows_the_50_percent_line_it_names(tmp_path, monkeypatch):
+    from train.demo import plot_demo_curve
+
+    rows = [{k: str(v) for k, v in r.items()} for r in eval_rows()]
+    fig, out = figure_of(monkeypatch, lambda: plot_demo_curve(rows, tmp_path / "c.png"))
+    left = fig.axes[0]
+    assert "50%" in left.get_title() and left.get_ylim()[1] >= 50 and not overlaps(fig)
+
+
+def test_tournament_markers_at_0_and_100_percent_stay_inside(tmp_path):
+    from agents.tournament import run_tournament
+    from agents.tournament.plots import plot_report
+
+    report = run_tournament(["random", "expert"], 4, db_path=tmp_path / "t.sqlite",
+                            progress=False, bootstrap=0)
+    from matplotlib.figure import Figure
+
+    import agents.tournament.plots as plots
+    captured = {}
+    real = plots.save_figure
+
+    def keep(fig, path, **kwargs):
+        captured["fig"] = fig
+        return real(fig, path, **kwargs)
+
+    plots.save_figure = keep
+    try:
+        plot_report(report, tmp_path / "t.png")
+    finally:
+        plots.save_figure = real
+    fig: Figure = captured["fig"]
+    ax = fig.axes[0]
+    low, high = ax.get_xlim()
+    assert low < 0 and high > 100 and not overlaps(fig)
