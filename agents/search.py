@@ -3,11 +3,12 @@
 In the play, at each decision with a choice, the agent values every legal card by paired
 playouts:
 
-1. deal what the seat has not seen ``4 D`` times (:func:`cribenv.positions.sample_hidden`,
+1. deal what the seat has not seen ``8 D`` times (:func:`cribenv.positions.sample_hidden`,
    consistent with the card counts and every Go), ``D = playouts // legal cards``; weigh each
    deal by how likely it makes the other seat's throw
-   (:meth:`cribenv.vector.VectorGame.discard_likelihood`: the softmax of the greedy bot's value
-   of each throw of its six cards) and the cards the other seats laid in this hand's play
+   (:meth:`cribenv.vector.VectorGame.discard_likelihood`: the softmax, at half a point, of
+   each throw's average hand and crib points) and the cards the other seats laid in this
+   hand's play
    (:meth:`~cribenv.vector.VectorGame.play_likelihood`: the softmax of the expert's pegging
    term), each mixed with a uniform choice; keep ``D`` of them, a systematic resample by
    those weights;
@@ -56,7 +57,10 @@ DEFAULT_PLAYOUTS = 600
 #: Weighted standard errors of the paired difference a card needs to overrule the base.
 DEFAULT_MARGIN = 0.0
 #: Deals drawn for each one kept: the kept ones are resampled from them by their likelihood.
-DRAWS = 4
+DRAWS = 8
+#: The throws' model: the softmax of each throw's average hand and crib points at this
+#: temperature (points).
+DISCARD_TEMPERATURE = 0.5
 _SEED_MAX = 2**63 - 1
 
 
@@ -144,19 +148,21 @@ class SearchAgent(ViewAgent):
         deals = max(2, self.playouts // n_cards)
         drawn = deals * DRAWS
         hidden = self._deals(view, drawn)
-        seeds = self.rng.integers(_SEED_MAX, size=drawn)
         rules = Rules(num_players=view.num_players, target=view.target)
-        root = VectorGame.from_view(view, hidden, seeds, rules=rules)
-        ll = root.play_likelihood(view.seat) if view.played else np.zeros(drawn)
+        drawn_games = VectorGame.from_view(view, hidden, None, rules=rules)
+        ll = drawn_games.play_likelihood(view.seat) if view.played else np.zeros(drawn)
         if view.num_players == 2:
-            ll = ll + root.discard_likelihood(view.seat)
+            ll = ll + drawn_games.discard_likelihood(view.seat, DISCARD_TEMPERATURE,
+                                                     model="ev")
         w = np.exp(ll - ll.max())
         w /= w.sum()
         # the deals kept: a systematic resample of the drawn ones by their weights
         picks = np.searchsorted(np.cumsum(w), (self.rng.random() + np.arange(deals)) / deals)
         picks = np.minimum(picks, drawn - 1)
         w = np.full(deals, 1.0 / deals)
-        vg = root.copy_rows(np.tile(picks, n_cards))   # card-major
+        seeds = self.rng.integers(_SEED_MAX, size=deals)
+        root = VectorGame.from_view(view, hidden.take(picks), seeds, rules=rules)
+        vg = root.copy_rows(np.tile(np.arange(deals), n_cards))   # card-major
         vg.step(np.repeat(np.asarray(legal, np.int64), deals))
         vg.playout()
         side = rules.side_of(view.seat)

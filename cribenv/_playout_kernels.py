@@ -311,7 +311,7 @@ def playout_rows(mt, st, cfg, rank_points, hand4, two):
 
 
 @jit
-def discard_log_likelihood(st, cfg, seat, temperature, floor, hand4, two, out):
+def discard_log_likelihood(st, cfg, seat, temperature, floor, hand_table, crib_table, out):
     """``out[i]``: the log-chance, in row ``i``'s deal, of the throws the other seats made,
     each seat choosing among the ways to lay away its dealt cards by the softmax (at
     ``temperature`` points) of the greedy bot's value (the kept cards' points alone, plus the
@@ -345,8 +345,12 @@ def discard_log_likelihood(st, cfg, seat, temperature, floor, hand4, two, out):
                         if x != a and x != b:
                             keep[j] = cards[x]
                             j += 1
-                    pts = _score4(keep[0], keep[1], keep[2], keep[3], hand4)
-                    tp = two[(cards[a] >> 2) * 13 + (cards[b] >> 2)]
+                    k0, k1, k2, k3 = keep[0], keep[1], keep[2], keep[3]
+                    pts = hand_table[(((k0 >> 2) * 13 + (k1 >> 2)) * 13 + (k2 >> 2)) * 13
+                                     + (k3 >> 2)]
+                    if (k0 & 3) == (k1 & 3) == (k2 & 3) == (k3 & 3):
+                        pts += 4.0
+                    tp = crib_table[(cards[a] >> 2) * 13 + (cards[b] >> 2)]
                     values[t] = (pts + tp if own else pts - tp) / temperature
                     if ((thrown >> cards[a]) & 1) and ((thrown >> cards[b]) & 1):
                         actual = t

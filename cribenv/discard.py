@@ -25,6 +25,7 @@ Pegging is ignored. The tests check both against a full enumeration of the start
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -251,3 +252,34 @@ def discard_evs(cards: list[int], unseen: list[int] | None, k: int) -> tuple[
                 e += sc[c & 3] / n  # nobs: a thrown Jack, the starter of its suit
         crib_ev.append(r + e)
     return keeps, throws, hand_ev, crib_ev
+
+
+@functools.cache
+def average_tables() -> tuple[np.ndarray, np.ndarray]:
+    """``(hand4, crib2)``: the fifteens, pairs and runs a throw is worth on average when
+    nothing else is known, by ranks alone. ``hand4[((r0*13+r1)*13+r2)*13+r3]`` is the mean
+    show of 4 kept ranks over a starter from the other 48 cards; ``crib2[r0*13+r1]`` the mean
+    crib of 2 thrown ranks with 3 cards from the other 50 (a model of a thrower's view, for
+    :meth:`cribenv.vector.VectorGame.discard_likelihood`).
+
+    >>> hand4, crib2 = average_tables()
+    >>> round(float(hand4[((4 * 13 + 4) * 13 + 4) * 13 + 4]), 2)   # four 5s: 20 + a starter
+    22.67
+    >>> float(crib2[4 * 13 + 4]) > float(crib2[12 * 13 + 0])       # 5-5 beats K-A
+    True
+    """
+    ranks = np.indices((13,) * 4).reshape(4, -1).T
+    counts = np.zeros((len(ranks), 13))
+    for j in range(4):
+        counts[np.arange(len(ranks)), ranks[:, j]] += 1
+    starters = (4 - counts) / 48.0
+    rp = RANK_POINTS.reshape(-1, 13).astype(np.float64)
+    hand4 = (rp * starters).sum(1)
+    crib2 = np.empty(169)
+    for r0 in range(13):
+        for r1 in range(13):
+            a = np.full(13, 4.0)
+            a[r0] -= 1
+            a[r1] -= 1
+            crib2[r0 * 13 + r1] = _CRIB2[r0 * 13 + r1] @ _draw_vector(a, 3)
+    return hand4, crib2

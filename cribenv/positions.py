@@ -51,6 +51,11 @@ class Hidden:
     crib_card: np.ndarray
     deck: np.ndarray
 
+    def take(self, rows: np.ndarray) -> Hidden:
+        """The deals ``rows`` (repeats allowed), in that order."""
+        return Hidden(self.hands[rows], self.discards[rows], self.crib_card[rows],
+                      self.deck[rows])
+
 
 def _card_sets(cards: np.ndarray) -> np.ndarray:
     """``(num,)`` the 52-bit sets of the rows of card ids ``cards`` ``(num, k)``."""

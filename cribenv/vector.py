@@ -237,13 +237,16 @@ class VectorGame:
         self.cumulative_rewards[rows] = 0.0
 
     @classmethod
-    def from_view(cls, view: PlayerView, hidden: Hidden, seeds: Sequence[int] | np.ndarray,
+    def from_view(cls, view: PlayerView, hidden: Hidden,
+                  seeds: Sequence[int] | np.ndarray | None,
                   rules: Rules | None = None, **kwargs) -> VectorGame:
         """Games that continue ``view``'s position, one a row, with the cards its seat cannot
         see dealt as ``hidden`` (:func:`cribenv.positions.sample_hidden`) and each row's
         generator seeded as ``random.Random(seeds[i])`` (the cut, if still to come, and the
-        hands after this one). ``rules`` default to ``Rules(num_players, target)`` of the
-        view; other keyword arguments are the constructor's. Row ``i`` plays exactly as the
+        hands after this one; ``None`` leaves them unseeded, for reading the positions
+        alone, e.g. :meth:`discard_likelihood`). ``rules`` default to
+        ``Rules(num_players, target)`` of the view; other keyword arguments are the
+        constructor's. Row ``i`` plays exactly as the
         ``Game`` holding that position (``tests/test_positions.py``).
 
         >>> import numpy as np
@@ -263,7 +266,7 @@ class VectorGame:
                              f"are not the view's ({view.num_players}, {view.target})")
         if view.phase is Phase.GAME_OVER or view.current_player is None:
             raise ValueError("the view's game is over: there is nothing to continue")
-        num = len(seeds)
+        num = len(hidden.hands) if seeds is None else len(seeds)
         if hidden.hands.shape != (num, view.num_players):
             raise ValueError(f"hidden holds {hidden.hands.shape[0]} deals for {num} seeds")
         vg = cls(rules, seeds=[0], first_dealer=0, **kwargs)
@@ -299,8 +302,9 @@ class VectorGame:
         st[:, K.CRIB] = crib
         first = rules.hand_size * n
         st[:, K.DECK + first:K.DECK + first + hidden.deck.shape[1]] = hidden.deck
-        words, lengths = seed_words(seeds)
-        P.seed_rows(vg._mt, st, np.arange(num), words, lengths)
+        if seeds is not None:
+            words, lengths = seed_words(seeds)
+            P.seed_rows(vg._mt, st, np.arange(num), words, lengths)
         return vg
 
     def greedy_actions(self) -> np.ndarray:
@@ -336,16 +340,27 @@ class VectorGame:
                                                      seat, temperature, floor, out[a:b]))
         return out
 
-    def discard_likelihood(self, seat: int, temperature: float = 1.0,
-                           floor: float = 0.1) -> np.ndarray:
+    def discard_likelihood(self, seat: int, temperature: float = 1.0, floor: float = 0.1,
+                           model: str = "greedy") -> np.ndarray:
         """``(N,)`` for 2 players: the log-chance of the throws the other seat made in each
-        game, had it thrown by the softmax (at ``temperature`` points) of the greedy bot's
-        value of each throw, mixed with ``floor`` of a uniform choice: how likely each deal of
-        :meth:`from_view` makes its throw (0 before it has thrown)."""
+        game, had it thrown by the softmax (at ``temperature`` points) of a value of each way
+        to lay away its six cards, mixed with ``floor`` of a uniform choice: how likely each
+        deal of :meth:`from_view` makes its throw (0 before it has thrown). The value, with
+        ``model="greedy"``, is the greedy bot's (the kept cards' points alone, plus or minus
+        the thrown pair's); with ``"ev"``, the kept cards' average show over a starter plus or
+        minus the thrown ranks' average crib (:func:`cribenv.discard.average_tables`), and a
+        4-card flush's 4 points in both."""
+        if model not in ("greedy", "ev"):
+            raise ValueError(f"model must be 'greedy' or 'ev', got {model!r}")
         out = np.empty(self.num_games, np.float64)
         st = self._st
+        if model == "greedy":
+            hand, crib = P.HAND4.astype(np.float64), P.TWO.astype(np.float64)
+        else:
+            from cribenv.discard import average_tables
+            hand, crib = average_tables()
         self._map(lambda a, b: P.discard_log_likelihood(st[a:b], self._cfg, seat, temperature,
-                                                        floor, P.HAND4, P.TWO, out[a:b]))
+                                                        floor, hand, crib, out[a:b]))
         return out
 
     def copy_rows(self, rows: np.ndarray) -> VectorGame:

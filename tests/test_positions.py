@@ -268,11 +268,15 @@ def test_from_view_refuses_a_view_of_other_rules_or_a_finished_game():
         VectorGame.from_view(view, hidden, [0, 1, 2])
 
 
-def test_the_throws_likelihood_is_the_greedy_softmax_in_plain_python():
+@pytest.mark.parametrize("model", ["greedy", "ev"])
+def test_the_throws_likelihood_is_the_softmax_in_plain_python(model):
     import itertools
     import math
 
-    from cribenv.scoring import score4, throw_points
+    from cribenv.discard import average_tables
+    from cribenv.scoring import HAND4_POINTS, TWO_POINTS
+
+    hand4, crib2 = (HAND4_POINTS, TWO_POINTS) if model == "greedy" else average_tables()
 
     checked = 0
     for case in range(60):
@@ -281,7 +285,7 @@ def test_the_throws_likelihood_is_the_greedy_softmax_in_plain_python():
         other = 1 - view.seat
         hidden = sample_hidden(view, np.random.default_rng(case), 3)
         vg = VectorGame.from_view(view, hidden, [0, 1, 2])
-        got = vg.discard_likelihood(view.seat, temperature=1.5, floor=0.1)
+        got = vg.discard_likelihood(view.seat, temperature=1.5, floor=0.1, model=model)
         for r in range(3):
             thrown = bits(hidden.discards[r, other])
             if len(thrown) < 2:
@@ -293,8 +297,11 @@ def test_the_throws_likelihood_is_the_greedy_softmax_in_plain_python():
             values, actual = [], None
             for t in itertools.combinations(dealt, 2):
                 keep = [c for c in dealt if c not in t]
-                tp = throw_points(t)
-                values.append((score4(*keep) + (tp if own else -tp)) / 1.5)
+                rk = [c >> 2 for c in keep]
+                pts = float(hand4[((rk[0] * 13 + rk[1]) * 13 + rk[2]) * 13 + rk[3]])
+                pts += 4.0 if len({c & 3 for c in keep}) == 1 else 0.0
+                tp = float(crib2[(t[0] >> 2) * 13 + (t[1] >> 2)])
+                values.append((pts + (tp if own else -tp)) / 1.5)
                 if sorted(t) == sorted(thrown):
                     actual = len(values) - 1
             top = max(values)
