@@ -219,3 +219,51 @@ def test_train_help_says_which_resume_unpickles(capsys):
     text = " ".join(out.split())
     assert "--backend sb3 --resume is the one path that unpickles" in text
     assert "checkpoints are weights and JSON only" in text
+
+
+@pytest.mark.parametrize("settings, flags, words", [
+    ({"total_steps": "100"}, [], "total_steps must be an integer, got '100'"),
+    ({"total_steps": "lots"}, [], "total_steps must be an integer"),
+    ({"total_steps": 1.5}, [], "total_steps must be an integer, got 1.5"),
+    ({"total_steps": True}, [], "total_steps must be an integer, got True"),
+    ({"seed": 1.5}, [], "seed must be an integer"),
+    ({"skunks": "no"}, [], "skunks must be true or false, got 'no'"),
+    ({"net_arch": []}, [], "net_arch must list at least one layer width"),
+    ({"heuristics": "greedy"}, [], "heuristics must be a list"),
+    ({"gamma": 5}, [], "gamma must be <= 1"),
+    ({"gamma": -1}, [], "gamma must be >= 0"),
+    ({"gae_lambda": float("nan")}, [], "gae_lambda must be a finite number"),
+    ({"ent_coef": float("inf")}, [], "ent_coef must be a finite number"),
+    ({"pool_priority": float("nan")}, [], "pool_priority must be a finite number"),
+    ({"shaping": float("nan")}, [], "shaping must be a finite number"),
+    ({"max_grad_norm": -1}, [], "max_grad_norm must be > 0"),
+    ({"vf_coef": -1}, [], "vf_coef must be >= 0"),
+    ({"target_kl": -1}, [], "target_kl must be >= 0"),
+    ({}, ["--gamma", "nan"], "gamma must be a finite number"),
+    ({}, ["--learning-rate", "inf"], "learning_rate must be a finite number"),
+    ({}, ["--net-arch", "-3"], "net_arch must list at least one layer width"),
+    ({}, ["--net-arch", "0"], "net_arch"),
+    ({}, ["--clip-range", "-1"], "clip_range must be > 0"),
+    ({}, ["--time-limit", "-5"], "time_limit must be >= 0"),
+    ({}, ["--seed", "-1"], "seed must be >= 0"),
+    ({}, ["--device", "tpu"], "device must be 'cpu', 'cuda'"),
+])
+def test_bad_settings_are_refused_before_anything_is_written(capsys, tmp_path, settings, flags,
+                                                            words):
+    config = tmp_path / "c.json"
+    config.write_text(json.dumps(settings))
+    run = tmp_path / "run"
+    status, _, err = cli(capsys, "train", "--config", str(config), "--run-dir", str(run),
+                         *flags)
+    assert status == 2 and words in err, err
+    assert len(err.strip().splitlines()) == 1
+    assert not run.exists() or not any(run.iterdir()), sorted(run.iterdir())
+
+
+@pytest.mark.parametrize("backend", ["sb3", "rllib"])
+def test_every_backend_checks_its_settings_by_the_same_table(capsys, tmp_path, backend):
+    config = tmp_path / "c.json"
+    config.write_text(json.dumps({"gamma": 5}))
+    status, _, err = cli(capsys, "train", "--backend", backend, "--config", str(config),
+                         "--run-dir", str(tmp_path / "run"))
+    assert status == 2 and "gamma must be <= 1" in err, err

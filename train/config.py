@@ -27,6 +27,81 @@ def read_settings(path: str | Path, what: str) -> dict:
     return data
 
 
+#: The allowed range of every numeric setting of any backend, by name: ``(low, high)`` with
+#: ``low`` or ``high`` None for no bound, and a name in ``OPEN_LOW`` excluding its low end.
+#: One table for every trainer (the settings' types come from their dataclass fields).
+RANGES: dict[str, tuple[float | None, float | None]] = {
+    "total_steps": (1, None), "seed": (0, 2**63 - 1), "threads": (1, 256),
+    "engine_threads": (1, 256), "feature_workers": (0, 64), "n_envs": (1, None),
+    "n_games": (1, None), "n_steps": (1, None), "batch_size": (1, None),
+    "minibatch_size": (1, None), "n_epochs": (1, None), "train_batch_size": (1, None),
+    "num_env_runners": (0, None), "envs_per_env_runner": (1, None), "num_cpus": (1, None),
+    "learning_rate": (0, 1), "gamma": (0, 1), "gae_lambda": (0, 1), "clip_range": (0, 10),
+    "ent_coef": (0, None), "vf_coef": (0, None), "max_grad_norm": (0, None),
+    "target_kl": (0, None), "shaping": (-10, 10), "beta": (0, None),
+    "self_play_share": (0, 1), "expert_share": (0, 1), "heuristic_share": (0, 1),
+    "pool_priority": (0, None), "time_limit": (0, None), "snapshot_every": (1, None),
+    "pool_size": (1, None), "checkpoint_every": (1, None), "eval_every": (1, None),
+    "value_warmup": (0, None), "card_dim": (1, None), "keep_ctx": (1, None),
+    "bc_games": (0, None), "bc_epochs": (1, None), "bc_lr": (0, 1), "frozen": (0, None),
+    "num_players": (2, 4),
+}
+OPEN_LOW = {"learning_rate", "clip_range", "max_grad_norm", "bc_lr"}
+#: Settings that are lists of layer widths: at least one, each at least 1.
+LAYER_LISTS = ("net_arch", "card_arch", "keep_arch")
+
+
+def check_setting(name: str, value: Any, kind: Any) -> Any:
+    """``value`` of the setting ``name`` checked against its field type ``kind`` and its
+    range in :data:`RANGES`; a ValueError names the setting, the value and what is allowed.
+
+    >>> check_setting("gamma", 0.99, float)
+    0.99
+    >>> check_setting("total_steps", "100", int)
+    Traceback (most recent call last):
+    ...
+    ValueError: total_steps must be an integer, got '100' (a str)
+    """
+    import math
+    import typing
+
+    shown = f"{value!r} (a {type(value).__name__})"
+    if kind is bool:
+        if type(value) is not bool:
+            raise ValueError(f"{name} must be true or false, got {shown}")
+        return value
+    if kind is int:
+        if type(value) is not int:
+            raise ValueError(f"{name} must be an integer, got {shown}")
+    elif kind is float:
+        if type(value) not in (int, float):
+            raise ValueError(f"{name} must be a number, got {shown}")
+        if not math.isfinite(value):
+            raise ValueError(f"{name} must be a finite number, got {value!r}")
+        value = float(value)
+    elif kind is str:
+        if type(value) is not str:
+            raise ValueError(f"{name} must be a string, got {shown}")
+        return value
+    elif typing.get_origin(kind) is list:
+        (item,) = typing.get_args(kind)
+        if type(value) is not list or not all(type(x) is item for x in value):
+            raise ValueError(f"{name} must be a list of {item.__name__}s, got {shown}")
+        if name in LAYER_LISTS and (not value or min(value) < 1):
+            raise ValueError(f"{name} must list at least one layer width, each >= 1, got "
+                             f"{value!r}")
+        return value
+    low, high = RANGES.get(name, (None, None))
+    if low is not None and (value < low or (value == low and name in OPEN_LOW)):
+        rel = ">" if name in OPEN_LOW else ">="
+        raise ValueError(f"{name} must be {rel} {low}" + (f" and <= {high}" if high is not None
+                                                           else "") + f", got {value!r}")
+    if high is not None and value > high:
+        raise ValueError(f"{name} must be <= {high}" + (f" and >= {low}" if low is not None
+                                                        else "") + f", got {value!r}")
+    return value
+
+
 class RunSettings:
     """What the settings of every backend share (``TrainConfig``, ``SelfPlayConfig``,
     ``RLlibConfig``): a dataclass saved as ``config.json`` in the run folder, whose
@@ -65,10 +140,16 @@ class RunSettings:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]):
+        """The settings of ``data``, each checked against its field's type and its range
+        (:func:`check_setting`) before anything is built."""
+        import typing
+
         unknown = sorted(set(data) - {f.name for f in fields(cls)})  # type: ignore[arg-type]
         if unknown:
             raise ValueError(f"unknown {cls.KIND} settings: {', '.join(unknown)}")
-        return cls(**data)
+        hints = typing.get_type_hints(cls)
+        checked = {k: check_setting(k, v, hints[k]) for k, v in data.items()}
+        return cls(**checked)
 
     @classmethod
     def load(cls, path: str | Path):

@@ -141,6 +141,11 @@ class SelfPlayConfig(RunSettings):
                  "eval_every", "eval_games", "time_limit")
 
     def __post_init__(self) -> None:
+        import re
+
+        if not re.fullmatch(r"cpu|cuda(:\d+)?|mps", str(self.device)):
+            raise ValueError(f"device must be 'cpu', 'cuda', 'cuda:N' or 'mps', got "
+                             f"{self.device!r}")
         if self.reward not in ("win", "points", "mix"):
             raise ValueError(f"reward must be 'win', 'points' or 'mix', got {self.reward!r}")
         if self.policy not in POLICIES:
