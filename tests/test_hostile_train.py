@@ -267,3 +267,23 @@ def test_every_backend_checks_its_settings_by_the_same_table(capsys, tmp_path, b
     status, _, err = cli(capsys, "train", "--backend", backend, "--config", str(config),
                          "--run-dir", str(tmp_path / "run"))
     assert status == 2 and "gamma must be <= 1" in err, err
+
+
+@pytest.mark.parametrize("change", [{"step": -50}, {"step": "abc"}, {"step": None},
+                                    {"step": 10**9}])
+def test_a_damaged_step_is_refused_and_loses_no_log_row(capsys, tmp_path, change):
+    """``"step": -50`` once resumed with exit 0 and deleted all of eval.csv."""
+    run = tmp_path / "run"
+    assert main(["train", "--run-dir", str(run), *SELFPLAY, "--total-steps", "300"]) == 0
+    capsys.readouterr()
+    latest = run / "checkpoints" / (run / "checkpoints" / "LATEST").read_text().strip()
+    state = json.loads((latest / "state.json").read_text())
+    state.update(change)
+    if change["step"] is None:
+        del state["step"]
+    (latest / "state.json").write_text(json.dumps(state))
+    logs = {name: (run / name).read_bytes() for name in ("eval.csv", "logs/progress.csv")}
+    status, _, err = cli(capsys, "train", "--run-dir", str(run), "--resume", "--total-steps",
+                         "600")
+    assert status == 2 and "is damaged" in err and latest.name in err, err
+    assert {name: (run / name).read_bytes() for name in logs} == logs

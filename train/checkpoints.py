@@ -173,6 +173,11 @@ def read_checkpoint(run_dir: Path, trainer: str | None = None, fingerprint: str 
     if trainer is not None and data.pop("trainer", None) != trainer:
         raise CheckpointError(f"checkpoint {ckpt} is not a {trainer} checkpoint; was the run "
                               f"made with another --backend?")
+    step = data.get("step")
+    if type(step) is not int or step != int(name[len("step-"):]):
+        raise CheckpointError(f"checkpoint {ckpt} is damaged: state.json's step {step!r} is "
+                              f"not its folder's ({int(name[len('step-'):])}); nothing was "
+                              f"changed")
     if fingerprint is not None and data.get("fingerprint") != fingerprint:
         raise CheckpointError(
             f"checkpoint {ckpt} was made with different settings (fingerprint "
