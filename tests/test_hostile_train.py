@@ -287,3 +287,21 @@ def test_a_damaged_step_is_refused_and_loses_no_log_row(capsys, tmp_path, change
                          "600")
     assert status == 2 and "is damaged" in err and latest.name in err, err
     assert {name: (run / name).read_bytes() for name in logs} == logs
+
+
+def test_a_garbage_log_line_and_a_deleted_policy_do_not_fail_a_resume(capsys, tmp_path):
+    """A damaged line in progress.csv or eval.csv once ended a finished run in a traceback
+    (the plots); policy.safetensors deleted after the last checkpoint was 'nothing left to
+    train' with no policy written."""
+    run = tmp_path / "run"
+    assert main(["train", "--run-dir", str(run), *SELFPLAY, "--total-steps", "300"]) == 0
+    capsys.readouterr()
+    for name in ("logs/progress.csv", "eval.csv"):
+        with (run / name).open("a") as f:
+            f.write("garbage,\x00,not a number\n")
+    (run / "policy.safetensors").unlink()
+    status, out, err = cli(capsys, "train", "--run-dir", str(run), "--resume")
+    assert status == 0, err
+    assert (run / "policy.safetensors").is_file() and (run / "training.png").is_file()
+    from agents import make_agent
+    assert make_agent(f"ppo:{run / 'policy.safetensors'}").name.endswith("policy.safetensors")

@@ -258,8 +258,9 @@ def describe_resume(config: Any, changed: dict[str, tuple[Any, Any]],
 def truncate_log(path: Path, step: int, column: str = "step") -> int:
     """Keep the rows of CSV log ``path`` logged up to the checkpoint at ``step``: every row
     before the first one whose ``column`` is past ``step`` (rows without a value, such as
-    SB3's evaluation rows, belong to the step before them). A resumed run logs the rest
-    again, so each row is kept once. Returns how many rows were kept."""
+    SB3's evaluation rows, belong to the step before them; a line whose ``column`` is not a
+    number is dropped). A resumed run logs the rest again, so each row is kept once. Returns
+    how many rows were kept."""
     if not path.exists():
         return 0
     with path.open(newline="") as f:
@@ -269,8 +270,13 @@ def truncate_log(path: Path, step: int, column: str = "step") -> int:
     at = rows[0].index(column)
     keep = []
     for row in rows[1:]:
-        if len(row) > at and row[at] != "" and float(row[at]) > step:
-            break
+        if len(row) > at and row[at] != "":
+            try:
+                logged = float(row[at])
+            except ValueError:   # a damaged line: not a row of the log, dropped
+                continue
+            if logged > step:
+                break
         keep.append(row)
     tmp = path.with_name(path.name + ".tmp")
     with tmp.open("w", newline="") as f:

@@ -144,11 +144,12 @@ def run(args: argparse.Namespace) -> int:
         extra["address"] = args.address
     if args.resume:
         ckpt, state = read_checkpoint(Path(args.run_dir))
-        if isinstance(state.get("step"), int) and state["step"] >= config.total_steps:
+        policy = Path(args.run_dir) / "policy.safetensors"
+        if state["step"] >= config.total_steps and policy.is_file():
             print(f"nothing left to train: {ckpt} is at step {state['step']:,} and the run's "
                   f"total_steps is {config.total_steps:,}; pass --total-steps N to train "
                   f"further")
-            return 0
+            return 0   # without its policy file, the trainer writes it from the checkpoint
     try:
         train(config, args.run_dir, resume=args.resume, progress=not args.no_progress, **extra)
     except KeyboardInterrupt:

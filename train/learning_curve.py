@@ -8,6 +8,25 @@ from pathlib import Path
 import numpy as np
 
 
+def numeric_rows(path: Path, keys=None) -> list[dict[str, str]]:
+    """The rows of the CSV file ``path`` with a finite number in every column of ``keys``
+    (default: the ``step`` and every win-rate column): a damaged line is left out, so a plot
+    never fails a finished run."""
+    with path.open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    if not rows:
+        return []
+    needed = list(keys) if keys is not None else ["step"] + [
+        k for k in rows[0] if k.endswith(("_win_rate", "_win_lo", "_win_hi"))]
+
+    def numeric(r: dict) -> bool:
+        try:
+            return all(np.isfinite(float(r[k])) for k in needed)
+        except (KeyError, TypeError, ValueError):
+            return False
+    return [r for r in rows if numeric(r)]
+
+
 def plot_learning_curve(run_dir: str | Path) -> Path | None:
     """learning_curve.png from eval.csv: win rate (95% CI) against each heuristic."""
     run_dir = Path(run_dir)
@@ -19,8 +38,7 @@ def plot_learning_curve(run_dir: str | Path) -> Path | None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    with path.open() as f:
-        rows = list(csv.DictReader(f))
+    rows = numeric_rows(path)
     if not rows:
         return None
     fig, ax = plt.subplots(figsize=(7, 4))

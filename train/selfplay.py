@@ -63,7 +63,7 @@ from train.checkpoints import (
 )
 from train.config import RunSettings
 from train.evaluation import append_csv, evaluation_row
-from train.learning_curve import plot_learning_curve, plot_win_rates
+from train.learning_curve import numeric_rows, plot_learning_curve, plot_win_rates
 
 TRAINER = "selfplay"   # named in checkpoints (the SB3 trainer's have another layout)
 NUM_CARDS = 52
@@ -1368,15 +1368,13 @@ def plot_training(run_dir: str | Path) -> Path | None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    def rows(path: Path) -> list[dict[str, str]]:
-        with path.open() as f:
-            return list(csv.DictReader(f))
+    keys = ("step", "entropy", "approx_kl", "value_loss", "steps_per_s")
 
-    train_rows = rows(progress)
-    col = {k: np.array([float(r[k]) for r in train_rows])
-           for k in ("step", "entropy", "approx_kl", "value_loss", "steps_per_s")}
+    train_rows = numeric_rows(progress, keys)
+    col = {k: np.array([float(r[k]) for r in train_rows]) for k in keys}
     fig, axes = plt.subplots(1, 5, figsize=(20, 3.6))
-    evals = rows(run_dir / "eval.csv") if (run_dir / "eval.csv").exists() else []
+    evals = numeric_rows(run_dir / "eval.csv") if (run_dir / "eval.csv").exists() else []
+    evals = [r for r in evals if r.get("wall_s", "").replace(".", "", 1).isdigit()]
     ax = axes[0]
     if evals:
         plot_win_rates(ax, np.array([float(r["wall_s"]) for r in evals]) / 60, evals)
