@@ -478,3 +478,11 @@ def test_a_form_from_another_site_cannot_open_a_replay(client):
     r = client.post("/replays", data=form, headers={"origin": "http://testserver"},
                     follow_redirects=False)
     assert r.status_code == 303
+
+
+def test_the_search_agent_is_offered_and_plays_a_game(client):
+    """The strongest bot (``search:ppo:shipped``) is in the lobby and plays a whole game."""
+    assert "search:ppo:shipped" in client.get("/").text
+    state, table, shows = play_to_the_end(client, new_game(client, bot="search:ppo:shipped",
+                                                            target=61))
+    assert table.game.is_over and shows >= 1

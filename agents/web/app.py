@@ -14,6 +14,7 @@ of the tournament database given on the command line).
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from collections.abc import Mapping, Sequence
 from html import escape
@@ -41,6 +42,9 @@ __all__ = ["BUILT_IN_BOTS", "create_app"]
 STATIC = Path(__file__).resolve().parent / "static"
 BUILT_IN_BOTS = {"expert": "expert", "greedy": "greedy", "random": "random",
                  "ppo:shipped": "ppo:shipped"}
+if importlib.util.find_spec("numba") is not None:   # the batched engine: the 'vector' extra
+    # the strongest: ppo:shipped with its plays checked by search (results/search)
+    BUILT_IN_BOTS["search:ppo:shipped"] = "search:ppo:shipped"
 MAX_BODY = 512 * 1024   # a game record is a few kB
 
 

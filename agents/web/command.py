@@ -24,8 +24,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="port, 0 to 65535 (default %(default)s)")
     parser.add_argument("--bot", action="append", default=[], metavar="NAME=SPEC",
                         help="add a bot the page may choose, e.g. mine=ppo:runs/a.safetensors "
-                             "(the built-in expert, greedy, random and ppo:shipped are always "
-                             "there); the only policy files the server ever loads")
+                             "(the built-in expert, greedy, random, ppo:shipped and, with the "
+                             "batched engine installed, search:ppo:shipped are always there); "
+                             "the only policy files the server ever loads")
     parser.add_argument("--replay", action="append", default=[], metavar="FILE",
                         help="a recorded game (Game.to_json()) to list in the lobby")
     parser.add_argument("--tournament-db", metavar="DB",
@@ -43,7 +44,7 @@ def parse_bots(items: list[str]) -> dict[str, str]:
     """The bots of the command line, after the built-in ones; each is built once here so a
     bad spec or policy file fails now, with its reason.
 
-    >>> sorted(parse_bots(["mine=greedy"]))
+    >>> [b for b in sorted(parse_bots(["mine=greedy"])) if not b.startswith("search")]
     ['expert', 'greedy', 'mine', 'ppo:shipped', 'random']
     """
     from agents.base import make_agent
