@@ -138,7 +138,7 @@ def agent_spellings() -> list[str]:
 def unknown_agent_message(spec: str) -> str:
     """The error for an agent spec nobody registered: every spelling, and the nearest.
 
-    >>> print(unknown_agent_message("gredy")[:48])
+    >>> print(unknown_agent_message("gredy")[:47])
     unknown agent 'gredy' (did you mean 'greedy'?):
     """
     import difflib

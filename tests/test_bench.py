@@ -84,7 +84,8 @@ def test_sections_have_the_documented_shape():
     import benchmarks
 
     names = benchmarks.section_names()
-    assert names == ["scoring", "engine", "vector_engine", "env", "training"]   # by ORDER
+    assert names == ["scoring", "engine", "vector_engine", "env", "search",
+                     "training"]   # by ORDER
     for name in names:
         section = benchmarks.load_section(name)
         assert callable(section.run) and callable(section.report), name

@@ -305,3 +305,10 @@ def test_a_garbage_log_line_and_a_deleted_policy_do_not_fail_a_resume(capsys, tm
     assert (run / "policy.safetensors").is_file() and (run / "training.png").is_file()
     from agents import make_agent
     assert make_agent(f"ppo:{run / 'policy.safetensors'}").name.endswith("policy.safetensors")
+
+
+def test_every_backends_defaults_and_shipped_configs_pass_the_table():
+    from train.rllib_trainer import RLlibConfig
+
+    for kind in (TrainConfig, SelfPlayConfig, RLlibConfig):
+        kind.from_dict(kind().to_dict())   # a saved run's settings load back unchanged

@@ -35,7 +35,7 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "engine_threads": (1, 256), "feature_workers": (0, 64), "n_envs": (1, None),
     "n_games": (1, None), "n_steps": (1, None), "batch_size": (1, None),
     "minibatch_size": (1, None), "n_epochs": (1, None), "train_batch_size": (1, None),
-    "num_env_runners": (0, None), "envs_per_env_runner": (1, None), "num_cpus": (1, None),
+    "num_env_runners": (0, None), "envs_per_env_runner": (1, None), "num_cpus": (0, None),
     "learning_rate": (0, 1), "gamma": (0, 1), "gae_lambda": (0, 1), "clip_range": (0, 10),
     "ent_coef": (0, None), "vf_coef": (0, None), "max_grad_norm": (0, None),
     "target_kl": (0, None), "shaping": (-10, 10), "beta": (0, None),
