@@ -45,18 +45,24 @@ def _score4(c0, c1, c2, c3, hand4):
 
 
 @jit
+def _card_list(cards, out):
+    """Write the card ids of the set ``cards`` into ``out``, lowest first; return how many."""
+    m = 0
+    while cards:
+        out[m] = trailing_zeros(cards)
+        cards &= cards - 1
+        m += 1
+    return m
+
+
+@jit
 def _greedy_discard(st, cfg, i, p, hand4, two):
     """:func:`agents.greedy.greedy_discard` for seat ``p`` of row ``i``."""
     n = cfg[C_PLAYERS]
     own_set = st[i, K.HAND + p] | st[i, K.DISC + p]
     done = st[i, K.DISC + p]
     cards = np.empty(6, np.int64)
-    m = 0
-    s = own_set
-    while s:
-        cards[m] = trailing_zeros(s)
-        s &= s - 1
-        m += 1
+    m = _card_list(own_set, cards)
     own = K.side_of(st[i, K.DEALER], n) == K.side_of(p, n)
     k = cfg[K.C_NEED]
     best_value = -1000
@@ -123,18 +129,6 @@ def _greedy_play(st, i, p):
             best_pts = pts
             best = c
     return best
-
-
-@jit
-def _points_of(st, i, card, count):
-    """Pegging points of laying ``card`` on row ``i``'s current series at ``count``."""
-    k = st[i, K.N_PLAYED]
-    start = st[i, K.SERIES_START]
-    series = np.empty(k - start + 1, np.int64)
-    for j in range(k - start):
-        series[j] = st[i, K.PLAYED_CARD + start + j]
-    series[k - start] = card
-    return K.peg_points_last(series, k - start + 1, count + K.card_value(card))
 
 
 @jit
@@ -328,12 +322,7 @@ def discard_log_likelihood(st, cfg, seat, temperature, floor, hand_table, crib_t
                 continue
             thrown = st[i, K.DISC + q]
             dealt = thrown | (st[i, K.KEPT + q] if st[i, K.PHASE] == 1 else st[i, K.HAND + q])
-            m = 0
-            s = dealt
-            while s:
-                cards[m] = trailing_zeros(s)
-                s &= s - 1
-                m += 1
+            m = _card_list(dealt, cards)
             own = K.side_of(st[i, K.DEALER], n) == K.side_of(q, n)
             t = 0
             actual = -1
