@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from agents import make_agent
-from agents.ppo import POLICY_FORMAT, MlpActor, PolicyFileError, PPOAgent, save_policy
+from agents.ppo import POLICY_FORMAT, MlpActor, PolicyFileError, PPOAgent, load_policy, save_policy
 from cribenv.game import Game, Rules
 from cribenv.observation import OBS_SIZE, encode
 
@@ -136,3 +136,23 @@ def test_choose_from_views_makes_the_same_games_as_act(tmp_path, network, sample
             games.append([play_game([first, *others], rules, seed=g).to_dict()
                           for g in range(3)])
         assert games[0] == games[1]
+
+
+def test_weights_beyond_float32_are_refused(tmp_path):
+    """A float64 file holding 1e300 once loaded (finiteness was checked before the cast to
+    float32, where it becomes inf)."""
+    import json
+
+    from safetensors.numpy import save_file
+
+    path, layers, head = random_policy(tmp_path)
+    tensors = {f"pi.{i}.weight": w.astype(np.float64) for i, (w, _) in enumerate(layers)}
+    tensors.update({f"pi.{i}.bias": np.asarray(b, np.float64) for i, (_, b) in enumerate(layers)})
+    tensors["action.weight"] = head[0].astype(np.float64)
+    tensors["action.bias"] = np.asarray(head[1], np.float64)
+    tensors["pi.0.weight"][0, 0] = 1e300
+    bad = tmp_path / "big.safetensors"
+    save_file(tensors, str(bad), metadata={"format": POLICY_FORMAT,
+                                           "config": json.dumps({"activation": "relu"})})
+    with pytest.raises(PolicyFileError, match="pi.0.weight"):
+        load_policy(bad)
