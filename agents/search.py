@@ -21,7 +21,7 @@ playouts:
    2-player table at the side's score against the best other side's, an approximation).
 
 It plays the base agent's card unless the best card beats the base's by more than ``margin``
-weighted standard errors of their paired difference (default 0: the best card). The discard is
+standard errors of their paired difference (default 0: the best card). The discard is
 the base's: valuing the throws by playouts made the shipped agent weaker (``results/search``).
 Decisions are deterministic under the seed.
 
@@ -54,7 +54,7 @@ __all__ = ["DEFAULT_MARGIN", "DEFAULT_PLAYOUTS", "SearchAgent", "parse_spec"]
 
 #: Playouts a decision by default (shared by the legal cards): about 15 ms here.
 DEFAULT_PLAYOUTS = 600
-#: Weighted standard errors of the paired difference a card needs to overrule the base.
+#: Standard errors of the paired difference a card needs to overrule the base.
 DEFAULT_MARGIN = 0.0
 #: Deals drawn for each one kept: the kept ones are resampled from them by their likelihood.
 DRAWS = 8
@@ -98,7 +98,7 @@ class SearchAgent(ViewAgent):
     """A base agent whose plays are checked by paired playouts (see the module docstring).
 
     ``last`` describes the last decision: ``rows`` (playouts run, 0 where the base decided
-    alone), and where it searched ``cards``, ``values`` (weighted chances to win), ``base``
+    alone), and where it searched ``cards``, ``values`` (the mean chances to win), ``base``
     and ``card``.
     """
 
@@ -124,13 +124,13 @@ class SearchAgent(ViewAgent):
         self.last = {"rows": 0}
         if view.phase is not Phase.PLAY or view.target not in TARGETS or len(legal) < 2:
             return base_card
-        values, w = self._values(view, legal)            # (cards, D), (D,) summing to 1
-        mean = values @ w
+        values = self._values(view, legal)            # (cards, D)
+        mean = values.mean(1)
         best = int(np.argmax(mean))
         ref = legal.index(base_card)
         diff = values[best] - values[ref]
-        se = np.sqrt(np.sum(w ** 2 * (diff - diff @ w) ** 2) * len(w) / max(len(w) - 1, 1))
-        card = base_card if best == ref or diff @ w <= self.margin * se else legal[best]
+        se = diff.std(ddof=1) / np.sqrt(len(diff))
+        card = base_card if best == ref or diff.mean() <= self.margin * se else legal[best]
         self.last = {"rows": values.size, "cards": list(legal), "values": mean,
                      "base": base_card, "card": card}
         return card
@@ -139,9 +139,9 @@ class SearchAgent(ViewAgent):
         """``num`` deals of what the seat has not seen (an oracle would override this)."""
         return sample_hidden(view, self.rng, num)
 
-    def _values(self, view: PlayerView, legal: list[int]) -> tuple[np.ndarray, np.ndarray]:
-        """``(cards, D)`` chances to win after each legal card, on ``D`` paired deals, and
-        the deals' weights ``(D,)`` (summing to 1)."""
+    def _values(self, view: PlayerView, legal: list[int]) -> np.ndarray:
+        """``(cards, D)`` chances to win after each legal card, on ``D`` paired deals (drawn
+        by their likelihood, so each counts alike)."""
         from cribenv.vector import VectorGame
 
         n_cards = len(legal)
@@ -159,7 +159,6 @@ class SearchAgent(ViewAgent):
         # the deals kept: a systematic resample of the drawn ones by their weights
         picks = np.searchsorted(np.cumsum(w), (self.rng.random() + np.arange(deals)) / deals)
         picks = np.minimum(picks, drawn - 1)
-        w = np.full(deals, 1.0 / deals)
         seeds = self.rng.integers(_SEED_MAX, size=deals)
         root = VectorGame.from_view(view, hidden.take(picks), seeds, rules=rules)
         vg = root.copy_rows(np.tile(np.arange(deals), n_cards))   # card-major
@@ -172,7 +171,7 @@ class SearchAgent(ViewAgent):
         other = np.delete(scores, side, axis=1).max(1)
         value = seat_wins(own, other, sides[vg.dealer] == side, view.target)
         value = np.where(vg.done, (vg.winner == side).astype(np.float64), value)
-        return value.reshape(n_cards, deals), w
+        return value.reshape(n_cards, deals)
 
 
 def _make_search(arg: str, seed: int | None = None, **kwargs: Any) -> SearchAgent:

@@ -160,16 +160,17 @@ def build(hands: int, agent: str, seed: int, out: Path, progress: bool = True) -
     arrays, meta = {}, {"hands": hands, "agent": agent, "seed": seed}
     for target in TARGETS:
         w = solve(traces, target)
+        smooth = monotone(w)
         quarters = [solve(traces[k::4], target) for k in range(4)]
         se = np.std(quarters, axis=0, ddof=1) / 2.0
-        arrays[f"w{target}"] = monotone(w).astype(np.float32)
+        arrays[f"w{target}"] = smooth.astype(np.float32)
         arrays[f"se{target}"] = se.astype(np.float32)
         meta[f"target {target}"] = {"dealer wins at 0-0": round(float(w[0, 0]), 4),
                                     "se at 0-0": round(float(se[0, 0]), 4),
                                     "mean se": round(float(se.mean()), 4),
                                     "max se": round(float(se.max()), 4),
                                     "largest monotone fix": round(float(
-                                        np.abs(monotone(w) - w).max()), 4)}
+                                        np.abs(smooth - w).max()), 4)}
     arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), np.uint8)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".tmp.npz")

@@ -24,6 +24,8 @@ _ONE = np.int64(1)
 #: ``HAND4_POINTS`` and ``TWO_POINTS`` of :mod:`cribenv.scoring` as arrays (kernel arguments)
 HAND4 = np.frombuffer(scoring.HAND4_POINTS, np.uint8).astype(np.int64)
 TWO = np.frombuffer(scoring.TWO_POINTS, np.uint8).astype(np.int64)
+#: the same as float64: the greedy throw model of :func:`discard_log_likelihood`
+HAND4_F, TWO_F = HAND4.astype(np.float64), TWO.astype(np.float64)
 
 
 @jit
@@ -58,7 +60,7 @@ def _card_list(cards, out):
 @jit
 def _greedy_discard(st, cfg, i, p, hand4, two):
     """:func:`agents.greedy.greedy_discard` for seat ``p`` of row ``i``."""
-    n = cfg[C_PLAYERS]
+    n = cfg[K.C_PLAYERS]
     own_set = st[i, K.HAND + p] | st[i, K.DISC + p]
     done = st[i, K.DISC + p]
     cards = np.empty(6, np.int64)
@@ -104,9 +106,6 @@ def _greedy_discard(st, cfg, i, p, hand4, two):
     return best_a
 
 
-C_PLAYERS = K.C_PLAYERS
-
-
 @jit
 def _greedy_play(st, i, p):
     """:func:`agents.greedy.greedy_play` for seat ``p`` of row ``i``."""
@@ -150,7 +149,7 @@ def _lite_values(st, cfg, i, p, values):
     the pegging points it makes less the expected best reply of the next seat, whose cards are
     a random set of those ``p`` has not seen (the expert's ``now - E[reply]``,
     :mod:`agents.expert`); 1000 for a card that pegs out. It reads only what ``p`` may know."""
-    n = cfg[C_PLAYERS]
+    n = cfg[K.C_PLAYERS]
     count = st[i, K.COUNT]
     own = st[i, K.HAND + p]
     hand = K._playable(own, count)
@@ -225,7 +224,7 @@ def play_log_likelihood(st, cfg, rank_points, seat, temperature, floor, out):
     this hand's play so far, each seat choosing by the softmax of :func:`_lite_values` at
     ``temperature`` mixed with ``floor`` of a uniform choice. The play is replayed from its
     start with the cards each seat held then (its hand now and the cards it laid since)."""
-    n = cfg[C_PLAYERS]
+    n = cfg[K.C_PLAYERS]
     buf = np.empty((1, st.shape[1]), np.int64)
     mt = np.zeros((1, 624), np.uint32)
     values = np.empty(52, np.float64)
@@ -311,7 +310,7 @@ def discard_log_likelihood(st, cfg, seat, temperature, floor, hand_table, crib_t
     ``temperature`` points) of the greedy bot's value (the kept cards' points alone, plus the
     thrown cards' points when the crib is its side's, minus them otherwise), mixed with
     ``floor`` of a uniform choice. 2 players (one throw of two cards a seat)."""
-    n = cfg[C_PLAYERS]
+    n = cfg[K.C_PLAYERS]
     need = cfg[K.C_NEED]
     cards = np.empty(6, np.int64)
     values = np.empty(15, np.float64)

@@ -355,7 +355,7 @@ class VectorGame:
         out = np.empty(self.num_games, np.float64)
         st = self._st
         if model == "greedy":
-            hand, crib = P.HAND4.astype(np.float64), P.TWO.astype(np.float64)
+            hand, crib = P.HAND4_F, P.TWO_F
         else:
             from cribenv.discard import average_tables
             hand, crib = average_tables()
