@@ -220,6 +220,18 @@ def test_rank_table_every_multiset() -> None:
             assert RANK_POINTS[rank_key(*perm)] == base, ranks
 
 
+@pytest.mark.parametrize("k", [2, 4])
+def test_small_rank_tables_match_show_combinations(k: int) -> None:
+    """HAND4_POINTS and TWO_POINTS (numpy counting) agree with show_combinations's listing for
+    every ordered tuple of ranks."""
+    from cribenv import scoring
+
+    table = scoring.HAND4_POINTS if k == 4 else scoring.TWO_POINTS
+    for key, ranks in enumerate(itertools.product(range(13), repeat=k)):
+        fifteens, pairs, runs = scoring.show_combinations(ranks, ranks)
+        assert table[key] == 2 * len(fifteens) + 2 * len(pairs) + sum(map(len, runs)), ranks
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.permutations(range(52)), st.booleans())
 def test_hypothesis_hands(deck: list[int], is_crib: bool) -> None:
