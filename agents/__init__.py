@@ -8,20 +8,25 @@ A bot is ``choose(view, legal) -> card``; ``act(observation)`` adapts it to the 
     >>> bot = make_agent("random", seed=0)
 """
 
-from agents import ppo as _ppo  # noqa: F401  (registers "ppo:PATH")
-from agents.base import (
-    Agent,
-    Bot,
-    RandomAgent,
-    ViewAgent,
-    ask,
-    available_agents,
-    make_agent,
-    register_agent,
-)
-from agents.expert import ExpertAgent  # registers "expert"
-from agents.greedy import GreedyAgent  # registers "greedy"
-from agents.search import SearchAgent  # registers "search:BASE"
+from __future__ import annotations
 
-__all__ = ["Agent", "Bot", "ExpertAgent", "GreedyAgent", "RandomAgent", "SearchAgent",
-           "ViewAgent", "ask", "available_agents", "make_agent", "register_agent"]
+import importlib
+from typing import Any
+
+# name -> the module that defines it, imported on first use (``import agents`` stays quick)
+_HOMES = {"Agent": "agents.base", "Bot": "agents.base", "RandomAgent": "agents.base",
+          "ViewAgent": "agents.base", "ask": "agents.base", "available_agents": "agents.base",
+          "make_agent": "agents.base", "register_agent": "agents.base",
+          "ExpertAgent": "agents.expert", "GreedyAgent": "agents.greedy",
+          "SearchAgent": "agents.search"}
+__all__ = sorted(_HOMES)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _HOMES:
+        return getattr(importlib.import_module(_HOMES[name]), name)
+    raise AttributeError(f"module 'agents' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_HOMES])

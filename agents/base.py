@@ -113,6 +113,10 @@ class RandomAgent(ViewAgent):
 
 
 _REGISTRY: dict[str, Callable[..., Any]] = {}
+# The module that registers each built-in agent, imported by its first look-up (so that
+# ``import agents`` and a command's ``--help`` stay quick, and "random" never loads numba).
+BUILT_IN_MODULES = {"expert": "agents.expert", "greedy": "agents.greedy", "ppo": "agents.ppo",
+                    "search": "agents.search"}
 
 
 def register_agent(name: str, factory: Callable[..., Any]) -> None:
@@ -120,9 +124,19 @@ def register_agent(name: str, factory: Callable[..., Any]) -> None:
     _REGISTRY[name] = factory
 
 
+def _registry(name: str | None = None) -> dict[str, Callable[..., Any]]:
+    """The registry, with the built-in agent ``name`` registered (every one if ``None``)."""
+    import importlib
+
+    for key, module in BUILT_IN_MODULES.items():
+        if name is None or name == key:
+            importlib.import_module(module)
+    return _REGISTRY
+
+
 def available_agents() -> list[str]:
     """Names accepted by :func:`make_agent` (plus ``"ppo:PATH"``)."""
-    return sorted(_REGISTRY)
+    return sorted(_registry())
 
 
 def agent_spellings() -> list[str]:
@@ -162,20 +176,18 @@ def make_agent(spec: str, seed: int | None = None, **kwargs: Any) -> Agent:
         raise ValueError(f"agent spec must be a non-empty string, got {spec!r}")
     name, _, arg = spec.partition(":")
     name = name.lower()
+    registry = _registry(name)
     if name == "search":
-        factory = _REGISTRY["search"]
+        factory = registry["search"]
         return factory(arg, seed=seed, **kwargs)
     if name == "ppo":
         if not arg:
             raise ValueError("'ppo:PATH' needs the path of a policy file, e.g. "
                              "ppo:runs/quick/policy.safetensors (or ppo:shipped)")
-        factory = _REGISTRY.get("ppo")
-        if factory is None:
-            raise ValueError("ppo agents need the training extra: pip install 'cribenv[train]'")
-        return factory(arg, seed=seed, **kwargs)
-    factory = _REGISTRY.get(name)
+        return registry["ppo"](arg, seed=seed, **kwargs)
+    factory = registry.get(name)
     if factory is None:
-        raise ValueError(unknown_agent_message(spec))
+        raise ValueError(unknown_agent_message(spec))   # (its listing loads every agent)
     if arg or spec.endswith(":"):
         raise ValueError(f"agent {spec!r}: {name!r} takes nothing after ':' (only ppo:PATH "
                          f"does); write {name!r}")

@@ -6,12 +6,22 @@
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
-from cribenv import cards, scoring
+from cribenv.registration import AEC_ENV_ID, GYM_ENV_ID
+from cribenv.registration import register_envs as _register_envs
 
 __version__ = "0.1.0"
 __all__ = ["cards", "scoring", "env", "raw_env", "AEC_ENV_ID", "GYM_ENV_ID", "__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    """``cribenv.cards`` and ``cribenv.scoring`` without an import, loaded on first use (so
+    ``import cribenv``, and every command's ``--help``, stays quick)."""
+    if name in ("cards", "scoring"):
+        return importlib.import_module(f"cribenv.{name}")
+    raise AttributeError(f"module 'cribenv' has no attribute {name!r}")
 
 
 def env(**kwargs: Any):
@@ -28,31 +38,4 @@ def raw_env(**kwargs: Any):
     return _raw_env(**kwargs)
 
 
-# The ids ``import cribenv`` registers, with lazy entry points (a "module:attribute" string: the
-# env's module is imported by the first ``make``, never by ``import cribenv``).
-AEC_ENV_ID = "cribenv/cribbage-v0"
-GYM_ENV_ID = "cribenv/SingleAgentCribbage-v0"
-
-
-def _register_with_pettingzoo() -> None:
-    """Register ``cribenv/cribbage-v0`` with PettingZoo's registry (PettingZoo >= 1.25)."""
-    try:
-        from pettingzoo import aec_registry, register
-    except ImportError:  # an older PettingZoo without a registry
-        return
-    if AEC_ENV_ID not in aec_registry:
-        register("aec", AEC_ENV_ID, entry_point="cribenv.aec:env")
-
-
-def _register_with_gymnasium() -> None:
-    """Register ``cribenv/SingleAgentCribbage-v0`` (the single-agent env of
-    :mod:`cribenv.wrappers`): ``gymnasium.make`` and SB3's ``make_vec_env`` find it after
-    ``import cribenv``."""
-    import gymnasium
-
-    if GYM_ENV_ID not in gymnasium.registry:
-        gymnasium.register(GYM_ENV_ID, entry_point="cribenv.wrappers:SingleAgentCribbageEnv")
-
-
-_register_with_pettingzoo()
-_register_with_gymnasium()
+_register_envs()

@@ -33,6 +33,37 @@ def test_every_command_has_help(name, capsys):
     assert f"cribenv {name}" in capsys.readouterr().out
 
 
+# What no command's --help may import: torch, numba, the frameworks and the plotting and web
+# stacks (each costs 0.1-2 s; numpy, ~0.1 s, is the only heavy module a help may load).
+HEAVY = ("torch", "numba", "ray", "matplotlib", "scipy", "fastapi", "uvicorn", "starlette",
+         "gymnasium", "pettingzoo", "stable_baselines3", "sb3_contrib", "safetensors", "tqdm",
+         "choix", "PIL", "tensorboard")
+
+
+@pytest.mark.parametrize("name", ["", *COMMANDS])
+def test_help_is_quick_and_imports_nothing_heavy(name):
+    """``cribenv NAME --help`` in a fresh interpreter loads none of HEAVY and takes well under
+    a second (the goal is 0.5 s; the bound is generous for a busy CI machine)."""
+    code = f"""
+import contextlib, io, sys, time
+start = time.perf_counter()
+from cribenv.cli import main
+try:
+    with contextlib.redirect_stdout(io.StringIO()):
+        main({[name, "--help"] if name else ["--help"]!r})
+except SystemExit:
+    pass
+print(time.perf_counter() - start)
+print(" ".join(sorted({{m.split(".")[0] for m in sys.modules}} & set({HEAVY!r}))))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode == 0, out.stderr
+    seconds, heavy = (out.stdout.splitlines() + [""])[:2]
+    assert heavy == "", f"cribenv {name} --help imports {heavy}"
+    assert float(seconds) < 2.0
+
+
 def test_score_prints_total_and_breakdown(capsys):
     assert main(["score", "5H", "5S", "5C", "JD", "--starter", "5D"]) == 0
     out = capsys.readouterr().out

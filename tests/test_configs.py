@@ -8,7 +8,7 @@ import pytest
 pytest.importorskip("torch")
 
 from train.config import TrainConfig  # noqa: E402
-from train.selfplay import SelfPlayConfig  # noqa: E402
+from train.selfplay_config import SelfPlayConfig  # noqa: E402
 
 CONFIGS = sorted((Path(__file__).resolve().parents[1] / "train" / "configs").glob("*.json"))
 

@@ -47,6 +47,28 @@ print("ok")
     assert out.stdout.strip() == "ok"
 
 
+@pytest.mark.parametrize("order", ["frameworks first", "cribenv first"])
+def test_import_cribenv_imports_no_framework_yet_registers_with_both(order):
+    """``import cribenv`` imports neither Gymnasium nor PettingZoo (they cost ~0.2 s that
+    ``cribenv score`` does not need), and the ids are there whichever is imported first; the
+    import hook is gone once both have been imported."""
+    imports = ("import gymnasium, pettingzoo\nimport cribenv" if order == "frameworks first"
+               else "import cribenv\nassert 'gymnasium' not in sys.modules\n"
+                    "assert 'pettingzoo' not in sys.modules\nimport pettingzoo, gymnasium")
+    code = f"""
+import sys
+{imports}
+from cribenv import registration
+assert gymnasium.spec(cribenv.GYM_ENV_ID).entry_point.startswith("cribenv.wrappers:")
+assert cribenv.AEC_ENV_ID in pettingzoo.aec_registry
+assert registration._HOOK not in sys.meta_path
+print("ok")
+"""
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"
+
+
 def test_registered_ids_are_the_modules_constants():
     from cribenv import aec, wrappers
 

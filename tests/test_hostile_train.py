@@ -12,7 +12,7 @@ import pytest
 
 from cribenv.cli import main
 from train.config import TrainConfig
-from train.selfplay import SelfPlayConfig
+from train.selfplay_config import SelfPlayConfig
 
 SB3 = ["--backend", "sb3", "--n-envs", "2", "--n-steps", "64", "--batch-size", "64",
        "--n-epochs", "1", "--net-arch", "16", "--heuristics", "random", "--eval-games", "2",
@@ -308,7 +308,7 @@ def test_a_garbage_log_line_and_a_deleted_policy_do_not_fail_a_resume(capsys, tm
 
 
 def test_every_backends_defaults_and_shipped_configs_pass_the_table():
-    from train.rllib_trainer import RLlibConfig
+    from train.rllib_config import RLlibConfig
 
     for kind in (TrainConfig, SelfPlayConfig, RLlibConfig):
         kind.from_dict(kind().to_dict())   # a saved run's settings load back unchanged

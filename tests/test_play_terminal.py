@@ -1,5 +1,6 @@
 """``cribenv play`` speaks a card player's language: a throw on one line, messages that say
-why a card is refused, the partner named in 4 players, and hints in the play."""
+why a card is refused, the bots named by their spec, the partner named in 4 players, the cut
+and the starter shown, and hints in the play."""
 
 from __future__ import annotations
 
@@ -9,12 +10,12 @@ import re
 
 from cribenv import cards
 from cribenv.commands import play
-from cribenv.game import Deal, Game, GameOver, Played, Rules
+from cribenv.game import Cut, Deal, Game, GameOver, Played, Rules, StarterTurned
 
 CARD = re.compile(r"\b(?:[A2-9TJQK][CDHS])\b")
 
 
-def session(answers, players=2, seed=4, seat=0):
+def session(answers, players=2, seed=4, seat=0, bot="expert", target=121):
     """Play with scripted answers (a function of the prompt and the call number); stop at
     the end of the script with 'q'. Returns (output, prompts)."""
     prompts: list[str] = []
@@ -25,7 +26,7 @@ def session(answers, players=2, seed=4, seat=0):
         return "q" if reply is None else reply
 
     out = io.StringIO()
-    args = argparse.Namespace(bot="expert", players=players, target=121, seat=seat, seed=seed)
+    args = argparse.Namespace(bot=bot, players=players, target=target, seat=seat, seed=seed)
     assert play.run(args, input_fn=answer, out=out) == 0
     return out.getvalue(), prompts
 
@@ -81,8 +82,9 @@ def test_a_card_past_31_is_explained_with_the_cards_that_fit():
 
 def test_four_players_name_the_partner_and_score_by_partnership():
     text, prompts = session(lambda p, n: None, players=4, seat=1)
-    assert "You and Bot3 (across the table) are partners against Bot0 and Bot2." in text
-    assert prompts[0].startswith("[Bot0 & Bot2 0 | You & Bot3 0]")
+    assert ("You and expert (seat 3) are partners, across the table, against expert (seat 0) "
+            "and expert (seat 2).") in text
+    assert prompts[0].startswith("[expert (seat 0) & expert (seat 2) 0 | You & expert (seat 3) 0]")
 
 
 def test_hint_in_the_play_ranks_every_legal_card_with_reasons():
@@ -104,17 +106,56 @@ def test_hint_in_the_play_ranks_every_legal_card_with_reasons():
 
 
 def test_the_log_speaks_of_plays_and_partnerships():
-    rules = Rules(num_players=4)
-    game = Game(rules, seed=1)
+    names = play.seat_names(4, human=0, bot="expert")
+    assert names == ["You", "expert (seat 1)", "expert (seat 2)", "expert (seat 3)"]
     played = Played(seat=2, card=cards.parse("5H"), count=15, points=2,
                     series=(cards.parse("TD"), cards.parse("5H")))
-    assert play.describe(played, human=0, num_players=4) == \
-        "Bot2 plays 5H  (count 15), 2 for fifteen"
-    mine = played._replace(seat=0)
-    assert play.describe(mine, human=0, num_players=4) == "You play 5H  (count 15), 2 for fifteen"
+    assert play.describe(played, names) == "expert (seat 2) plays 5H  (count 15), 2 for fifteen"
+    assert play.describe(played._replace(seat=0), names) == \
+        "You play 5H  (count 15), 2 for fifteen"
     over = GameOver(winner=0, scores=(121, 85), game_points=2)
-    assert play.describe(over, human=2, num_players=4) == \
-        "Game over: Bot0 & You win, Bot0 & You 121 | Bot1 & Bot3 85, a skunk (2 game points)"
-    assert play.describe(over._replace(winner=1), human=0, num_players=2) == \
-        "Game over: Bot1 wins, You 121 | Bot1 85, a skunk (2 game points)"
-    assert game.rules.num_players == 4
+    assert play.describe(over, play.seat_names(4, human=2, bot="greedy")) == \
+        ("Game over: greedy (seat 0) & You win, greedy (seat 0) & You 121 | "
+         "greedy (seat 1) & greedy (seat 3) 85, a skunk (2 game points)")
+    assert play.describe(over._replace(winner=1), play.seat_names(2, 0, "ppo:shipped")) == \
+        "Game over: ppo:shipped wins, You 121 | ppo:shipped 85, a skunk (2 game points)"
+
+
+def test_the_starter_and_his_heels_name_the_dealer():
+    jack = StarterTurned(card=cards.parse("JH"), dealer=1, heels=2)
+    assert play.describe(jack, play.seat_names(2, 0, "expert")) == \
+        "Starter: JH (expert scores 2 for his heels)"
+    assert play.describe(jack._replace(dealer=0), play.seat_names(2, 0, "expert")) == \
+        "Starter: JH (You score 2 for his heels)"
+    assert play.describe(jack._replace(card=cards.parse("5C"), heels=0),
+                         play.seat_names(3, 0, "expert")) == "Starter: 5C"
+    cut = Cut(rounds=((cards.parse("7C"), cards.parse("7H")),
+                      (cards.parse("KS"), cards.parse("AD"))), dealer=1)
+    assert play.describe(cut, play.seat_names(2, 0, "greedy")) == \
+        "Cut for deal: You 7C, greedy 7H; a tie, cut again: You KS, greedy AD; greedy deals first"
+
+
+def test_the_game_shows_the_cut_and_the_starter_with_the_bots_by_name():
+    def answers(prompt, n):
+        return held(prompt)[-1] if n == 1 else None
+
+    text, prompts = session(answers, players=3, seed=18)
+    assert ("  Cut for deal: You 3S, expert (seat 1) 2S, expert (seat 2) JH; "
+            "expert (seat 1) deals first\n") in text
+    assert "  Starter: JC (expert (seat 1) scores 2 for his heels)\n" in text
+    assert "Discard to expert (seat 1)'s crib" in prompts[0]
+    text, _ = session(answers, players=3, seed=0)   # a tie for low card: the tied cut again
+    assert ("  Cut for deal: You 7C, expert (seat 1) KC, expert (seat 2) 7H; a tie, cut again: "
+            "You AH, expert (seat 2) 5C; You deal first\n") in text
+    assert "Bot" not in text
+
+
+def test_the_end_of_the_game_names_the_winner():
+    def first_fitting(prompt, n):
+        count = int(re.search(r"count (\d+)", prompt).group(1)) if "count" in prompt else 0
+        return next(c for c in held(prompt) if cards.value(cards.parse(c)) + count <= 31)
+
+    text, _ = session(first_fitting, bot="greedy", target=61, seed=2)
+    last = text.splitlines()[-1]
+    assert re.fullmatch(r"  Game over: (You win|greedy wins), You \d+ \| greedy \d+.*", last)
+    assert "Bot" not in text

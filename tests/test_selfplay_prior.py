@@ -26,8 +26,9 @@ from cribenv.cli import main  # noqa: E402
 from cribenv.game import Game, Phase, Rules  # noqa: E402
 from cribenv.observation import encode  # noqa: E402
 from cribenv.vector import HIDDEN_SIZE  # noqa: E402
-from train import selfplay  # noqa: E402
-from train.selfplay import CardRows, SelfPlayConfig, export_policy, make_network, train  # noqa: E402
+from train import selfplay_network, selfplay_rollout  # noqa: E402
+from train.selfplay import SelfPlayConfig, train  # noqa: E402
+from train.selfplay_network import CardRows, export_policy, make_network  # noqa: E402
 
 PRIOR = dict(policy="expert-prior", net_arch=[16], n_games=8, n_steps=16, minibatch_size=64,
              n_epochs=1, threads=1, heuristics=["random"], eval_games=0, snapshot_every=128,
@@ -75,7 +76,7 @@ def test_starts_as_the_shipped_agent_and_exports_it_back(tmp_path, players):
     for (w, b), (w0, b0) in zip(exported._forward, shipped._forward):
         np.testing.assert_allclose(w, w0, rtol=1e-6)
         np.testing.assert_allclose(b, b0, rtol=1e-6)
-    frozen = selfplay.frozen_actor(path)(obs, cards)
+    frozen = selfplay_rollout.frozen_actor(path)(obs, cards)
     np.testing.assert_allclose(np.where(masks, frozen, 0), np.where(masks, logits, 0),
                                rtol=1e-5, atol=1e-4)
 
@@ -103,7 +104,7 @@ def test_update_path_equals_the_dense_network(privileged):
         loss.backward()
         return [p.grad.clone() for p in net.parameters()]
 
-    logits, value = net.logits_and_value(selfplay.sparse_rows(x), cards)
+    logits, value = net.logits_and_value(selfplay_network.sparse_rows(x), cards)
     sparse = grads((logits * weights).sum() + value.square().sum())
     dense_logits, dense_value = net.logits(x, cards=cards), net.value(x)
     dense = grads((dense_logits * weights).sum() + dense_value.square().sum())
@@ -148,7 +149,7 @@ def test_expert_opponent_plays_the_prior_experts_cards(players):
     expert = ExpertAgent(peg_weight=1.0)
     views, obs, masks = _decisions(players, games=5)
     cards = CardRows.of(obs, masks)
-    chosen = selfplay.expert_cards(cards)
+    chosen = selfplay_rollout.expert_cards(cards)
     compared = 0
     for i, view in enumerate(views):
         legal = np.flatnonzero(masks[i]).tolist()

@@ -216,7 +216,7 @@ def resume_settings(saved: Any, requested: dict[str, Any], resumable: Iterable[s
     hardware, bookkeeping) takes the requested value; any other one that differs is refused,
     since the checkpoint was trained with the saved value.
 
-        >>> from train.selfplay import SelfPlayConfig
+        >>> from train.selfplay_config import SelfPlayConfig
         >>> run = SelfPlayConfig(total_steps=6_000)
         >>> resume_settings(run, {"total_steps": 9_000}, SelfPlayConfig.RESUMABLE)[1]
         {'total_steps': (6000, 9000)}

@@ -9,7 +9,7 @@ from pathlib import Path
 from cribenv.checks import writable_dir
 from train.checkpoints import read_checkpoint, resume_settings, saved_settings
 from train.config import HELP, TrainConfig, read_settings
-from train.selfplay import SelfPlayConfig
+from train.selfplay_config import SelfPlayConfig
 
 BACKENDS = ("selfplay", "sb3", "rllib")
 
@@ -20,7 +20,8 @@ def _backend(name: str):
         from train.sb3_trainer import train
         return TrainConfig, train
     if name == "rllib":
-        from train.rllib_trainer import RLlibConfig, train
+        from train.rllib_config import RLlibConfig
+        from train.rllib_trainer import train
         return RLlibConfig, train
     from train.selfplay import train
     return SelfPlayConfig, train
@@ -28,12 +29,12 @@ def _backend(name: str):
 
 def _rllib_settings():
     """The settings dataclass and help of the rllib backend (without importing ray)."""
-    from train.rllib_trainer import HELP, RLlibConfig
+    from train.rllib_config import HELP, RLlibConfig
     return RLlibConfig, HELP
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    from train.selfplay import HELP as SELFPLAY_HELP
+    from train.selfplay_config import HELP as SELFPLAY_HELP
 
     parser.description = (
         "Self-play PPO. The default backend 'selfplay' is masked PPO in torch on the batched "

@@ -108,7 +108,7 @@ class ExpertPriorPolicy(MaskableActorCriticPolicy):
 
 def prior_arrays(policy: ExpertPriorPolicy) -> dict[str, np.ndarray]:
     """The actor's weights as numpy arrays, named as in a policy file."""
-    from train.selfplay import card_network_arrays
+    from train.selfplay_network import card_network_arrays
 
     nets = policy.mlp_extractor
     linears = [m for m in nets.card_net if isinstance(m, nn.Linear)] + [nets.card_out]
@@ -117,7 +117,7 @@ def prior_arrays(policy: ExpertPriorPolicy) -> dict[str, np.ndarray]:
 
 def load_card_network(policy: ExpertPriorPolicy, path: str) -> None:
     """Copy the card network and beta of an expert-prior policy file into ``policy``."""
-    from train.selfplay import load_card_network as copy_into
+    from train.selfplay_network import load_card_network as copy_into
 
     nets = policy.mlp_extractor
     linears = [m for m in nets.card_net if isinstance(m, nn.Linear)] + [nets.card_out]

@@ -7,6 +7,7 @@ import sys
 
 from cribenv import cards
 from cribenv.game import (
+    Cut,
     Event,
     Game,
     GameOver,
@@ -41,49 +42,59 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "points given up against the advice")
 
 
-def _name(seat: int, human: int) -> str:
-    return "You" if seat == human else f"Bot{seat}"
+YOU = "You"
 
 
-def _says(seat: int, human: int, you: str, bot: str) -> str:
-    """``"You score"`` / ``"Bot1 scores"``: the name and the verb that agrees with it."""
-    return f"{_name(seat, human)} {you if seat == human else bot}"
+def seat_names(num_players: int, human: int, bot: str = "bot") -> list[str]:
+    """What the log calls each seat: ``"You"``, and the bots by the spec chosen (``"expert"``),
+    with their seat where there are several (``"expert (seat 2)"``)."""
+    return [YOU if s == human else bot if num_players == 2 else f"{bot} (seat {s})"
+            for s in range(num_players)]
 
 
-def _possessive(seat: int, human: int) -> str:
-    return "your" if seat == human else f"Bot{seat}'s"
+def _says(seat: int, names, you: str, bot: str) -> str:
+    """``"You score"`` / ``"expert scores"``: the name and the verb that agrees with it."""
+    return f"{names[seat]} {you if names[seat] == YOU else bot}"
 
 
-def side_names(side: int, num_players: int, human: int) -> str:
-    """The players of a scoring side: ``"You"``, ``"Bot1"``, ``"You & Bot2"`` (4 players)."""
-    seats = [s for s in range(num_players) if seat_side(s, num_players) == side]
-    return " & ".join(_name(s, human) for s in seats)
+def _possessive(seat: int, names) -> str:
+    return "your" if names[seat] == YOU else f"{names[seat]}'s"
 
 
-def _scores(scores, num_players: int, human: int) -> str:
-    return " | ".join(f"{side_names(i, num_players, human)} {s}" for i, s in enumerate(scores))
+def side_names(side: int, names) -> str:
+    """The players of a scoring side: ``"You"``, ``"expert"``, ``"You & expert (seat 2)"``."""
+    return " & ".join(n for s, n in enumerate(names) if seat_side(s, len(names)) == side)
 
 
-def describe(event: Event, human: int, num_players: int = 2) -> str | None:
-    """One line for the log, in a card player's words, or None for events the table already
-    shows."""
+def _scores(scores, names) -> str:
+    return " | ".join(f"{side_names(i, names)} {s}" for i, s in enumerate(scores))
+
+
+def describe(event: Event, names) -> str | None:
+    """One line for the log, in a card player's words (``names``: :func:`seat_names`), or None
+    for events the table already shows."""
+    if isinstance(event, Cut):
+        rounds = "; a tie, cut again: ".join(
+            ", ".join(f"{names[s]} {cards.to_str(c)}" for s, c in enumerate(cut) if c is not None)
+            for cut in event.rounds)
+        return f"Cut for deal: {rounds}; {_says(event.dealer, names, 'deal', 'deals')} first"
     if isinstance(event, StarterTurned):
         line = f"Starter: {cards.to_str(event.card)}"
-        return line + (f" (his heels: {_says(event.dealer, human, 'score', 'scores')} 2)"
+        return line + (f" ({_says(event.dealer, names, 'score', 'scores')} 2 for his heels)"
                        if event.heels else "")
     if isinstance(event, Played):
         pts = f", {event.points} for {_peg_reason(event)}" if event.points else ""
-        return (f"{_says(event.seat, human, 'play', 'plays')} {cards.to_str(event.card)}"
+        return (f"{_says(event.seat, names, 'play', 'plays')} {cards.to_str(event.card)}"
                 f"  (count {event.count}){pts}")
     if isinstance(event, Go):
-        return f"{_says(event.seat, human, 'say', 'says')} go"
+        return f"{_says(event.seat, names, 'say', 'says')} go"
     if isinstance(event, SeriesEnd) and event.points:
-        return f"{_says(event.seat, human, 'score', 'scores')} {event.points} for {event.reason}"
+        return f"{_says(event.seat, names, 'score', 'scores')} {event.points} for {event.reason}"
     if isinstance(event, ShowScored):   # every combination listed, as the web table does
         from agents.web.render import show_rows
 
         what = "crib" if event.is_crib else "hand"
-        whose = _possessive(event.seat, human)
+        whose = _possessive(event.seat, names)
         rows = show_rows(event.breakdown) or [("nothing", "(a nineteen)", 0)]
         return "\n".join([f"{whose[0].upper() + whose[1:]} {what}: "
                           f"{cards.to_str_many(event.cards)} + {cards.to_str(event.starter)} = "
@@ -91,11 +102,11 @@ def describe(event: Event, human: int, num_players: int = 2) -> str | None:
                          + [f"    {kind:<11} {combo:<16} {pts}" for kind, combo, pts in rows])
     if isinstance(event, GameOver):
         if event.winner is None:
-            return f"Game over: {_scores(event.scores, num_players, human)}"
-        names = side_names(event.winner, num_players, human)
-        verb = "wins" if names.startswith("Bot") and "&" not in names else "win"
+            return f"Game over: {_scores(event.scores, names)}"
+        who = side_names(event.winner, names)
+        verb = "win" if who == YOU or " & " in who else "wins"
         skunk = {2: ", a skunk (2 game points)", 3: ", a double skunk (3 game points)"}
-        return (f"Game over: {names} {verb}, {_scores(event.scores, num_players, human)}"
+        return (f"Game over: {who} {verb}, {_scores(event.scores, names)}"
                 f"{skunk.get(event.game_points, '')}")
     return None
 
@@ -132,8 +143,10 @@ class Human:
     name = "you"
     asks_forced = True
 
-    def __init__(self, game: Game, seat: int, input_fn, out, advice: bool = False) -> None:
+    def __init__(self, game: Game, seat: int, input_fn, out, advice: bool = False,
+                 bot: str = "bot") -> None:
         self.game, self.seat, self.input_fn, self.out = game, seat, input_fn, out
+        self.names = seat_names(game.num_players, seat, bot)
         self.seen = 0
         self.pending: list[int] = []   # the rest of a throw typed on one line
         self.advice = advice
@@ -143,7 +156,7 @@ class Human:
     def flush_log(self) -> None:
         """Print the events logged since the last call."""
         for event in self.game.events[self.seen:]:
-            line = describe(event, self.seat, self.game.num_players)
+            line = describe(event, self.names)
             if line:
                 print("  " + line, file=self.out)
         self.seen = len(self.game.events)
@@ -207,11 +220,11 @@ class Human:
             self.pending = []
         while True:
             self.flush_log()
-            scores = _scores(view.scores, view.num_players, self.seat)
+            scores = _scores(view.scores, self.names)
             hand = cards.to_str_many(view.hand)
             if view.phase is Phase.DISCARD:
                 left = view.discards_per_player - len(view.discards)
-                crib_owner = _possessive(view.dealer, self.seat)
+                crib_owner = _possessive(view.dealer, self.names)
                 many = f"{left} cards" if left > 1 else ("1 more card" if view.discards
                                                          else "1 card")
                 prompt = f"[{scores}] Discard to {crib_owner} crib ({many}) from {hand}: "
@@ -271,7 +284,7 @@ def run(args: argparse.Namespace, input_fn=input, out=sys.stdout) -> int:
         raise ValueError(f"--seat must be 0..{rules.num_players - 1}")
     human = args.seat
     game = Game(rules, seed=args.seed)
-    you = Human(game, human, input_fn, out, advice=getattr(args, "advice", False))
+    you = Human(game, human, input_fn, out, advice=getattr(args, "advice", False), bot=args.bot)
     players = [you if s == human else
                make_agent(args.bot, seed=None if args.seed is None else args.seed + s)
                for s in range(rules.num_players)]
@@ -279,8 +292,8 @@ def run(args: argparse.Namespace, input_fn=input, out=sys.stdout) -> int:
     if rules.num_players == 4:
         partner = (human + 2) % 4
         others = [s for s in range(4) if rules.side_of(s) != rules.side_of(human)]
-        print(f"You and {_name(partner, human)} (across the table) are partners against "
-              f"{' and '.join(_name(s, human) for s in others)}.", file=out)
+        print(f"You and {you.names[partner]} are partners, across the table, against "
+              f"{' and '.join(you.names[s] for s in others)}.", file=out)
     print("Type a card like 5H or 10d (both cards of a throw on one line: 8D 3H), 'hint' for "
           "the expert's advice, 'q' to quit.", file=out)
     try:

@@ -1,0 +1,360 @@
+"""The self-play rollout: every seat of every game a row (:class:`SeatRollout`), the pool of
+frozen snapshots the learner plays against (:class:`SnapshotPool`) and the batch of games with
+who plays which seat (:class:`Games`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cribenv.game import Rules
+from cribenv.observation import OBS_SIZE
+from cribenv.vector import VectorGame
+from train.selfplay_config import EXPERT, SelfPlayConfig
+from train.selfplay_network import (
+    CardRows,
+    _torch,
+    card_logits,
+    throw_logits,
+    throw_tables_torch,
+)
+
+# ------------------------------------------------------------------------------------------
+# 3. Seats as rows: credit assignment and GAE
+# ------------------------------------------------------------------------------------------
+
+class SeatRollout:
+    """Decisions of many rows (row = game x seat), each row's decisions chained in time.
+
+    ``decide`` records one decision for each of some rows (at most one per row per call) and
+    closes the row's previous decision: its reward is what the row earned since, its next value
+    the value of the new one. ``earn`` adds rewards to rows, ``end`` closes rows whose game is
+    over (terminal: no bootstrap). ``take`` returns the closed decisions with their advantages
+    and keeps the open ones (each row's latest) for the next rollout.
+
+    >>> r = SeatRollout(rows=2, obs_size=1)
+    >>> _ = r.decide(np.array([0]), np.zeros((1, 1)), np.ones((1, 52), bool),
+    ...              np.array([3]), np.array([-1.0]), np.array([0.5]))
+    >>> r.earn(np.array([0, 1]), np.array([2.0, -2.0]))
+    >>> r.end(np.array([0, 1]))
+    >>> batch = r.take(gamma=1.0, lam=1.0)
+    >>> batch["returns"].tolist(), batch["advantages"].tolist()
+    ([2.0], [1.5])
+    """
+
+    def __init__(self, rows: int, obs_size: int = OBS_SIZE) -> None:
+        self.rows = rows
+        self.obs_size = obs_size
+        self.open = np.full(rows, -1, np.int64)      # index of the row's open decision
+        self.earned = np.zeros(rows, np.float64)     # reward since the row's open decision
+        self._reset_storage()
+
+    def _reset_storage(self) -> None:
+        self.blocks: list[dict[str, np.ndarray]] = []   # one per decide() call, in time order
+        self.size = 0
+        # per decision, set when it is closed: reward, next value, next decision's index (-1:
+        # none), terminal
+        self.closed = np.zeros(0, bool)
+        self.reward = np.zeros(0)
+        self.next_value = np.zeros(0)
+        self.nxt = np.zeros(0, np.int64)
+        self.done = np.zeros(0, bool)
+
+    def _grow(self, size: int) -> None:
+        if size <= len(self.closed):
+            return
+        cap = max(size, 2 * len(self.closed), 1024)
+        for name in ("closed", "reward", "next_value", "nxt", "done"):
+            old = getattr(self, name)
+            new = np.zeros(cap, old.dtype)
+            new[:len(old)] = old
+            setattr(self, name, new)
+
+    def decide(self, rows: np.ndarray, obs: np.ndarray, mask: np.ndarray, actions: np.ndarray,
+               logprobs: np.ndarray, values: np.ndarray,
+               extra: dict[str, np.ndarray] | None = None) -> np.ndarray:
+        """Record one decision of each row in ``rows``; returns their indices. ``extra``: more
+        columns, one entry per decision (the same names at every call)."""
+        n = len(rows)
+        idx = np.arange(self.size, self.size + n)
+        self.blocks.append({"row": rows.astype(np.int64), "obs": obs, "mask": mask,
+                            "action": actions, "logprob": logprobs, "value": values,
+                            **(extra or {})})
+        self.size += n
+        self._grow(self.size)
+        prev = self.open[rows]
+        has = prev >= 0
+        self._close(prev[has], self.earned[rows[has]], values[has], idx[has], done=False)
+        self.earned[rows] = 0.0
+        self.open[rows] = idx
+        return idx
+
+    def earn(self, rows: np.ndarray, rewards: np.ndarray) -> None:
+        """Add rewards earned now by ``rows`` (credited to each row's open decision)."""
+        np.add.at(self.earned, rows, rewards)
+
+    def end(self, rows: np.ndarray) -> None:
+        """The games of ``rows`` are over: close their open decisions as terminal."""
+        prev = self.open[rows]
+        has = prev >= 0
+        n = int(has.sum())
+        self._close(prev[has], self.earned[rows[has]], np.zeros(n), np.full(n, -1), done=True)
+        self.earned[rows] = 0.0
+        self.open[rows] = -1
+
+    def _close(self, idx, reward, next_value, nxt, done: bool) -> None:
+        self.closed[idx] = True
+        self.reward[idx] = reward
+        self.next_value[idx] = next_value
+        self.nxt[idx] = nxt
+        self.done[idx] = done
+
+    def take(self, gamma: float, lam: float) -> dict[str, np.ndarray]:
+        """The closed decisions with ``advantages`` and ``returns`` (GAE along each row)."""
+        n = self.size
+        closed, nxt = self.closed[:n], self.nxt[:n]
+        names = (self.blocks[0] if self.blocks
+                 else ("row", "obs", "mask", "action", "logprob", "value"))
+        cols = {name: (np.concatenate([b[name] for b in self.blocks]) if self.blocks
+                       else np.zeros(0)) for name in names}
+        value = cols["value"].astype(np.float64)
+        delta = self.reward[:n] + gamma * self.next_value[:n] * ~self.done[:n] - value
+        # a decision's successor is in a later block, so one backward pass over the blocks
+        # suffices; an open successor (the rollout's end) adds nothing beyond its value
+        adv = np.zeros(n + 1)                     # adv[-1] = adv[n] = 0: "no successor"
+        carry_ok = np.zeros(n + 1, bool)
+        carry_ok[:n] = closed
+        stop = n
+        for block in reversed(self.blocks):
+            lo = stop - len(block["row"])
+            j = nxt[lo:stop]
+            j = np.where(j >= 0, j, n)
+            here = delta[lo:stop] + gamma * lam * np.where(carry_ok[j], adv[j], 0.0)
+            adv[lo:stop] = np.where(closed[lo:stop], here, 0.0)
+            stop = lo
+        adv = adv[:n]
+        batch = {k: v[closed] for k, v in cols.items()}
+        batch["advantages"] = adv[closed]
+        batch["returns"] = adv[closed] + value[closed]
+        # keep the open decisions (renumbered) for the next rollout
+        keep = np.flatnonzero(~closed)
+        old_open = self.open.copy()
+        self._reset_storage()
+        if len(keep):
+            self.blocks.append({k: v[keep] for k, v in cols.items()})
+            self.size = len(keep)
+            self._grow(self.size)
+        remap = np.full(n + 1, -1, np.int64)
+        remap[keep] = np.arange(len(keep))
+        self.open = np.where(old_open >= 0, remap[old_open], -1)
+        return batch
+
+    def carried(self) -> int:
+        return self.size
+
+
+# ------------------------------------------------------------------------------------------
+# 4. Opponents: a pool of frozen snapshots
+# ------------------------------------------------------------------------------------------
+
+class SnapshotPool:
+    """Frozen snapshots of the learner (policy files played with numpy), drawn once per game.
+
+    Sampling rule (prioritised fictitious self-play, "hard" weighting): snapshot ``j`` is drawn
+    with probability proportional to ``(1 - w_j) ** priority``, where ``w_j = (wins + 1) /
+    (games + 2)`` is the learner's win rate against it so far (a new snapshot starts at 1/2).
+    The snapshots the learner still loses to are played most; the newest ``size`` are kept.
+
+        >>> pool = SnapshotPool(size=2, priority=2.0)
+        >>> pool.names, pool.wins, pool.games = ["a", "b"], [9.0, 0.0], [10.0, 0.0]
+        >>> [round(float(p), 3) for p in pool.probabilities()]
+        [0.1, 0.9]
+    """
+
+    def __init__(self, size: int, priority: float) -> None:
+        self.size = size
+        self.priority = priority
+        self.names: list[str] = []
+        self.policies: list[Any] = []
+        self.wins: list[float] = []
+        self.games: list[float] = []
+
+    def add(self, path: Path, wins: float = 0.0, games: float = 0.0) -> None:
+        self.names.append(path.name)
+        self.policies.append(frozen_actor(path))
+        self.wins.append(wins)
+        self.games.append(games)
+        while len(self.names) > self.size:
+            for column in (self.names, self.policies, self.wins, self.games):
+                column.pop(0)
+
+    def probabilities(self) -> np.ndarray:
+        w = (np.array(self.wins) + 1) / (np.array(self.games) + 2)
+        weight = (1 - w) ** self.priority + 1e-6
+        return weight / weight.sum()
+
+    def sample(self, rng: np.random.Generator, n: int) -> list[str]:
+        return [self.names[i] for i in rng.choice(len(self.names), n, p=self.probabilities())]
+
+    def record(self, name: str, learner_won: float) -> None:
+        if name in self.names:
+            j = self.names.index(name)
+            self.wins[j] += learner_won
+            self.games[j] += 1
+
+    def policy(self, name: str):
+        return self.policies[self.names.index(name)]
+
+    def state(self) -> list[dict[str, Any]]:
+        return [{"name": n, "wins": w, "games": g}
+                for n, w, g in zip(self.names, self.wins, self.games)]
+
+
+def frozen_actor(path: Path, device: str = "cpu"):
+    """The actor of an ``mlp``, ``keeps`` or ``expert-prior`` policy file as a torch function:
+    observations (numpy) and, for ``expert-prior``, their :class:`CardRows` -> logits.
+
+    (Torch rather than the numpy :class:`agents.ppo.MlpActor`: same numbers, and it keeps to
+    the trainer's torch threads, where numpy's BLAS may start threads of its own.)"""
+    from agents.ppo import ExpertPriorActor, KeepsActor, load_policy
+
+    torch = _torch()
+    policy = load_policy(path)
+
+    def linears(weights) -> list[Any]:
+        layers: list[Any] = []
+        for w, b in weights:
+            linear = torch.nn.Linear(w.shape[1], w.shape[0])
+            with torch.no_grad():
+                linear.weight.copy_(torch.from_numpy(np.asarray(w)))
+                linear.bias.copy_(torch.from_numpy(np.asarray(b)))
+            layers += [linear, torch.nn.ReLU()]
+        return layers[:-1]
+
+    if isinstance(policy, ExpertPriorActor):
+        score_net = torch.nn.Sequential(*linears([(wt.T, b) for wt, b in policy._forward]))
+        score_net.to(device)
+
+        def prior_logits(obs: np.ndarray, cards: CardRows) -> np.ndarray:
+            with torch.no_grad():
+                return card_logits(cards.to_torch(device), score_net,
+                                   policy.beta).cpu().numpy()
+
+        return prior_logits
+
+    trunk = torch.nn.Sequential(*linears(policy.layers), torch.nn.ReLU()).to(device)
+    head = linears([policy.action])[0].to(device)
+    if isinstance(policy, KeepsActor):
+        ctx = linears([(policy._ctx[0].T, policy._ctx[1])])[0].to(device)
+        keep = torch.nn.Sequential(*linears([(w.T, b) for w, b in policy._keep])).to(device)
+        tables = throw_tables_torch()
+
+    def logits(obs: np.ndarray, cards: CardRows | None = None) -> np.ndarray:
+        with torch.no_grad():
+            x = torch.from_numpy(obs).to(device)
+            h = trunk(x)
+            out = head(h)
+            if isinstance(policy, KeepsActor):
+                out = throw_logits(x, h, out, ctx, keep, tables)
+            return out.cpu().numpy()
+
+    return logits
+
+
+def expert_cards(cards: CardRows) -> np.ndarray:
+    """The expert bot's card in each row: the legal card of highest prior (the expert's value,
+    with its tie-break; in the discard each card of its best throw has the throw's value).
+
+    >>> expert_cards(CardRows(np.array([[3, 9, -1]]), np.array([[1.0, 2.5, 0.0]]), None))
+    array([9])
+    """
+    prior = np.where(cards.ids >= 0, cards.prior, -np.inf)
+    return cards.ids[np.arange(len(prior)), np.argmax(prior, 1)]
+
+
+def sample_masked(logits: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One legal card per row, drawn with probabilities softmax(logits) over the legal ones."""
+    gumbel = -np.log(-np.log(rng.random(logits.shape)))
+    return np.argmax(np.where(mask, logits + gumbel, -np.inf), axis=1)
+
+
+
+class Games:
+    """The batch of games, who plays which seat, the rewards credited to the seats' decisions,
+    and automatic restarts with fresh seeds.
+
+    The rewards are the engine's (:attr:`cribenv.vector.VectorGame.rewards`, the AEC env's
+    definitions): ``win`` is +game points to the winning side and the loss shared by the other
+    sides (partners share their side's), ``points`` the zero-sum point differential of each
+    step, ``mix`` the win reward plus ``shaping`` x the point differential.
+    """
+
+    def __init__(self, config: SelfPlayConfig, pool: SnapshotPool, rng: np.random.Generator,
+                 first_game: int) -> None:
+        self.config = config
+        self.rules = Rules(num_players=config.num_players, target=config.target)
+        self.sides = np.array([self.rules.side_of(s) for s in range(config.num_players)])
+        self.pool = pool
+        self.rng = rng
+        self.started = first_game
+        n, seats = config.n_games, config.num_players
+        self.learner = np.ones((n, seats), bool)   # seats the learner plays
+        self.opponent: list[str | None] = [None] * n  # snapshot playing the other seats
+        self.policies: dict[str, Any] = {}  # the snapshots in play (kept if the pool drops one)
+        self.vg = VectorGame(self.rules, self._seeds(n),
+                             reward="points" if config.reward == "points" else "win",
+                             skunks=config.skunks,
+                             shaping=config.shaping if config.reward == "mix" else 0.0)
+        self.all_rows = np.arange(n * seats)
+        self.assign(np.arange(n))
+
+    def _seeds(self, k: int) -> np.ndarray:
+        seeds = self.config.seed * 1_000_000_007 + self.started + np.arange(k)
+        self.started += k
+        return seeds
+
+    def assign(self, idx: np.ndarray) -> None:
+        """Draw who plays each seat of the games ``idx``."""
+        selfplay = self.rng.random(len(idx)) < self.config.self_play_share
+        expert = np.zeros(len(idx), bool)
+        if self.config.expert_share:
+            expert = ~selfplay & (self.rng.random(len(idx)) < self.config.expert_share)
+        if not self.pool.names:
+            selfplay = ~expert
+        side = self.rng.integers(0, self.rules.num_sides, len(idx))
+        self.learner[idx] = np.where(selfplay[:, None], True,
+                                     self.sides[None, :] == side[:, None])
+        names = self.pool.sample(self.rng, len(idx)) if self.pool.names else [None] * len(idx)
+        for i, sp, ex, name in zip(idx.tolist(), selfplay.tolist(), expert.tolist(), names):
+            self.opponent[i] = None if sp else EXPERT if ex else name
+            if not sp and not ex and name not in self.policies:
+                self.policies[name] = self.pool.policy(name)
+        in_play = set(self.opponent)
+        if EXPERT in in_play:
+            self.policies[EXPERT] = None   # played from the card features (expert_cards)
+        self.policies = {k: v for k, v in self.policies.items() if k in in_play}
+
+    def step(self, actions: np.ndarray, rollout: SeatRollout) -> list[float]:
+        """Play one card in every game; credit every seat's reward to its open decision; close
+        the decisions of finished games and restart them. Returns the learner's results (1 won,
+        0 lost) in the finished games against an opponent, as ``(opponent, result)``."""
+        vg, seats = self.vg, self.config.num_players
+        rewards = vg.step(actions)
+        rollout.earn(self.all_rows, rewards.ravel())
+        done = np.flatnonzero(vg.done)
+        results: list[tuple[str, float]] = []
+        if done.size:
+            rollout.end((done[:, None] * seats + np.arange(seats)).ravel())
+            for i, w in zip(done.tolist(), vg.winner[done].tolist()):
+                name = self.opponent[i]
+                if name is not None:
+                    won = float(self.learner[i, np.flatnonzero(self.sides == w)[0]])
+                    self.pool.record(name, won)
+                    results.append((name, won))
+            self.vg.reset_games(done, self._seeds(done.size))
+            self.assign(done)
+        return results
+
+
