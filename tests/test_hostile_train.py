@@ -289,6 +289,77 @@ def test_a_damaged_step_is_refused_and_loses_no_log_row(capsys, tmp_path, change
     assert {name: (run / name).read_bytes() for name in logs} == logs
 
 
+def _without_net(a):
+    return {k: v for k, v in a.items() if k != "net"}
+
+
+def _wrong_shape(a):
+    name = next(iter(a["net"]))
+    return {**a, "net": {**a["net"], name: a["net"][name][..., :1]}}
+
+
+def _nan_weights(a):
+    name = next(n for n, w in a["net"].items() if w.is_floating_point())
+    return {**a, "net": {**a["net"], name: a["net"][name] * float("nan")}}
+
+
+class _Reduces:
+    """Pickled as a call of os.getcwd: torch words its refusal unlike a class's."""
+
+    def __reduce__(self):
+        import os
+        return (os.getcwd, ())
+
+
+@pytest.mark.parametrize("damage, words", [
+    (_without_net, "should hold net, optimizer, torch_gen, but holds ['optimizer', 'torch_gen']"),
+    (lambda a: list(a.values()), "should hold net, optimizer, torch_gen, but holds list"),
+    (_wrong_shape, "does not fit this run's network (config.json): Error(s) in loading"),
+    (_nan_weights, "holds NaN or infinite weights"),
+    (lambda a: {**a, "net": {"w": [1.0, 2.0]}}, "its 'net' is not a set of named tensors"),
+    (lambda a: {**a, "optimizer": _Reduces()}, "it holds a Python object (posix.getcwd), not"),
+])
+def test_a_damaged_model_zip_is_named_and_refused(capsys, tmp_path, damage, words):
+    """Each once ended a resume in a traceback (KeyError 'net', a size mismatch), or in
+    torch's own advice to unpickle; now: exit 2, one line naming model.zip, nothing changed."""
+    import torch
+
+    run = tmp_path / "run"
+    assert main(["train", "--run-dir", str(run), *SELFPLAY, "--total-steps", "300"]) == 0
+    capsys.readouterr()
+    latest = run / "checkpoints" / (run / "checkpoints" / "LATEST").read_text().strip()
+    torch.save(damage(torch.load(latest / "model.zip", weights_only=True)), latest / "model.zip")
+    before = {p: p.read_bytes() for p in run.rglob("*") if p.is_file()}
+    status, out, err = cli(capsys, "train", "--run-dir", str(run), "--resume", "--total-steps",
+                           "600")
+    assert status == 2 and words in err and "model.zip" in err, err
+    assert len(err.strip().splitlines()) == 1 and "weights_only" not in err
+    assert {p: p.read_bytes() for p in run.rglob("*") if p.is_file()} == before
+
+
+@pytest.mark.parametrize("change, words", [
+    ({"pool": None}, "lacks the snapshot pool ('pool')"),
+    ({"pool": [{"name": "../../config.json", "wins": 0, "games": 0}]}, "pool has a bad entry"),
+    ({"games_started": None}, "games_started is None, not an integer"),
+    ({"wall_s": "soon"}, "wall_s is 'soon', not a number"),
+    ({"numpy_rng": {"bit_generator": "PCG64", "state": "x"}}, "numpy_rng is not a generator"),
+])
+def test_a_damaged_state_json_is_named_and_refused(capsys, tmp_path, change, words):
+    run = tmp_path / "run"
+    assert main(["train", "--run-dir", str(run), *SELFPLAY, "--total-steps", "300"]) == 0
+    capsys.readouterr()
+    latest = run / "checkpoints" / (run / "checkpoints" / "LATEST").read_text().strip()
+    state = json.loads((latest / "state.json").read_text())
+    state.update(change)
+    state = {k: v for k, v in state.items() if v is not None}
+    (latest / "state.json").write_text(json.dumps(state))
+    before = {p: p.read_bytes() for p in run.rglob("*") if p.is_file()}
+    status, _, err = cli(capsys, "train", "--run-dir", str(run), "--resume", "--total-steps",
+                         "600", "--eval-games", "4")
+    assert status == 2 and words in err and "state.json" in err, err
+    assert {p: p.read_bytes() for p in run.rglob("*") if p.is_file()} == before
+
+
 def test_a_garbage_log_line_and_a_deleted_policy_do_not_fail_a_resume(capsys, tmp_path):
     """A damaged line in progress.csv or eval.csv once ended a finished run in a traceback
     (the plots); policy.safetensors deleted after the last checkpoint was 'nothing left to

@@ -192,7 +192,7 @@ def test_ids_cannot_be_guessed_and_games_expire():
     store.get(kept)            # a move restarts its clock
     now[0] = 70
     assert len(store) == 1 and store.get(kept) == store.get(kept)
-    with pytest.raises(UnknownItemError, match="expire after 1 minutes"):
+    with pytest.raises(UnknownItemError, match=r"it expired \(games expire after 1 minute "):
         store.get(next(k for k in keys if k != kept))
 
 
@@ -397,6 +397,7 @@ def test_a_tournament_game_opens_as_a_replay(tmp_path, monkeypatch, capsys):
 
     served = []
     monkeypatch.setattr(uvicorn, "run", lambda app, **kw: served.append(kw))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))   # where its games are kept
     db = tmp_path / "t.sqlite"
     # the tournament command names a game to open: it serves the table with that game's page
     assert main(["tournament", "--agents", "random", "greedy", "--games", "2", "--workers",

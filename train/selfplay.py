@@ -31,6 +31,7 @@ the engine also plays the snapshots' decisions, reported as ``engine_steps``.
 from __future__ import annotations
 
 import csv
+import pickle
 import re
 import signal
 import time
@@ -99,6 +100,8 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
     pool = SnapshotPool(config.pool_size, config.pool_priority)
     if ckpt is not None:
         _restore(ckpt, state, net, optimizer, gen, rng, pool, run_dir)
+        if state.pop("settings_changed"):
+            config.save(run_dir / "config.json")   # the run's settings from now on
         for name in ("logs/progress.csv", "eval.csv"):  # drop what came after the checkpoint
             _truncate_csv(run_dir / name, state["step"])
         print(f"resuming: {state.pop('resume_note')}")   # once the checkpoint has loaded
@@ -316,19 +319,22 @@ def _update(net, optimizer, batch: dict[str, np.ndarray], config: SelfPlayConfig
 # Bookkeeping: run folder, checkpoints, logs, evaluation
 # ------------------------------------------------------------------------------------------
 
+def _fresh_state(config: SelfPlayConfig) -> dict[str, Any]:
+    """The counters of a new run (``state.json`` holds these, the generator and the pool)."""
+    return {"step": 0, "engine_steps": 0, "updates": 0, "games_started": 0,
+            "next_snapshot": 0, "next_eval": 0, "next_checkpoint": config.checkpoint_every,
+            "wall_s": 0.0, "evals": [], "fingerprint": config.fingerprint()}
+
+
 def _open_run(config: SelfPlayConfig, run_dir: Path, resume: bool
               ) -> tuple[SelfPlayConfig, dict[str, Any], Path | None]:
     config, changed = run_settings(config, run_dir, resume)
     if not resume:
         (run_dir / "pool").mkdir(parents=True, exist_ok=True)
         config.save(run_dir / "config.json")
-        state = {"step": 0, "engine_steps": 0, "updates": 0, "games_started": 0,
-                 "next_snapshot": 0, "next_eval": 0, "next_checkpoint": config.checkpoint_every,
-                 "wall_s": 0.0, "evals": [], "fingerprint": config.fingerprint()}
-        return config, state, None
+        return config, _fresh_state(config), None
     ckpt, state = read_checkpoint(run_dir, TRAINER, config.fingerprint())
-    if changed:
-        config.save(run_dir / "config.json")   # the run's settings from now on
+    state["settings_changed"] = bool(changed)   # saved once the checkpoint has loaded
     _torch().set_num_threads(config.threads)   # the run's own hardware settings
     import numba
 
@@ -356,25 +362,74 @@ def _checkpoint(run_dir: Path, net, optimizer, gen, rng: np.random.Generator,
     return save_checkpoint(run_dir, Archive(), SimpleNamespace(**payload))
 
 
+ARCHIVE_KEYS = ("net", "optimizer", "torch_gen")   # model.zip: what _checkpoint saves
+
+
 def _restore(ckpt: Path, state: dict[str, Any], net, optimizer, gen,
              rng: np.random.Generator, pool: SnapshotPool, run_dir: Path) -> None:
+    """Load checkpoint ``ckpt`` into the run's objects, or raise :class:`CheckpointError`
+    naming the file and what is wrong with it (nothing on disk is changed either way)."""
     torch = _torch()
+    archive = ckpt / "model.zip"
     try:   # weights only: tensors, numbers and containers; any other object is refused
-        saved = torch.load(ckpt / "model.zip", map_location="cpu", weights_only=True)
-    except Exception as exc:  # damaged archive, or one holding more than weights
-        found = re.search(r"Unsupported global: GLOBAL (\S+)", str(exc))
-        if found:
-            reason = (f"it holds a Python object ({found[1]}), not only weights, and self-play "
-                      f"checkpoints are never unpickled")
-        else:
-            reason = (str(exc).strip() or type(exc).__name__).splitlines()[0]
-        raise CheckpointError(f"{ckpt / 'model.zip'} cannot be loaded: {reason}") from None
-    net.load_state_dict(saved["net"])
-    optimizer.load_state_dict(saved["optimizer"])
-    gen.set_state(saved["torch_gen"])
-    rng.bit_generator.state = state.pop("numpy_rng")
-    for entry in state.pop("pool"):
-        path = run_dir / "pool" / entry["name"]
+        saved = torch.load(archive, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError as exc:   # an object beyond weights (torch's own advice:
+        found = re.search(r"GLOBAL ([\w.]+)", str(exc))   # unpickle it; we never do)
+        what = f" ({found[1]})" if found else ""
+        raise CheckpointError(f"{archive} cannot be loaded: it holds a Python object{what}, "
+                              f"not only weights, and self-play checkpoints are never "
+                              f"unpickled") from None
+    except Exception as exc:  # a damaged archive
+        reason = (str(exc).strip() or type(exc).__name__).splitlines()[0]
+        raise CheckpointError(f"{archive} cannot be loaded: {reason}") from None
+    if not isinstance(saved, dict) or not set(ARCHIVE_KEYS) <= set(saved):
+        held = sorted(saved) if isinstance(saved, dict) else type(saved).__name__
+        raise CheckpointError(f"{archive} is damaged: it should hold {', '.join(ARCHIVE_KEYS)}, "
+                              f"but holds {held}")
+    weights = saved["net"]
+    if not isinstance(weights, dict) or not all(torch.is_tensor(w) for w in weights.values()):
+        raise CheckpointError(f"{archive} is damaged: its 'net' is not a set of named tensors")
+    broken = [name for name, w in weights.items()
+              if w.is_floating_point() and not torch.isfinite(w).all()]
+    if broken:
+        raise CheckpointError(f"{archive} is damaged: tensor {broken[0]} holds NaN or "
+                              f"infinite weights")
+    try:
+        net.load_state_dict(weights)
+        optimizer.load_state_dict(saved["optimizer"])
+        gen.set_state(saved["torch_gen"])
+    except (RuntimeError, KeyError, TypeError, ValueError) as exc:
+        reason = " ".join(str(exc).split())[:300]
+        raise CheckpointError(f"{archive} does not fit this run's network (config.json): "
+                              f"{reason}") from None
+    _restore_state(ckpt, state, rng, pool, run_dir)
+
+
+def _restore_state(ckpt: Path, state: dict[str, Any], rng: np.random.Generator,
+                   pool: SnapshotPool, run_dir: Path) -> None:
+    """The run's counters, random generator and snapshot pool from ``state.json``."""
+    damaged = f"checkpoint {ckpt} is damaged: state.json"
+    for key, fresh in _fresh_state(SelfPlayConfig()).items():
+        kind = (int, float) if isinstance(fresh, float) else type(fresh)
+        if isinstance(state.get(key), bool) or not isinstance(state.get(key), kind):
+            wanted = {int: "an integer", float: "a number", list: "a list"}.get(
+                type(fresh), "a string")
+            raise CheckpointError(f"{damaged}'s {key} is {state.get(key)!r}, not {wanted}; "
+                                  f"nothing was changed")
+    try:
+        rng.bit_generator.state = state.pop("numpy_rng")
+    except (KeyError, TypeError, ValueError) as exc:
+        raise CheckpointError(f"{damaged}'s numpy_rng is not a generator state ({exc})"
+                              ) from None
+    entries = state.pop("pool", None)
+    if not isinstance(entries, list):
+        raise CheckpointError(f"{damaged} lacks the snapshot pool ('pool')")
+    for entry in entries:
+        name = entry.get("name") if isinstance(entry, dict) else None
+        if (not isinstance(name, str) or Path(name).name != name
+                or not all(isinstance(entry.get(k), int | float) for k in ("wins", "games"))):
+            raise CheckpointError(f"{damaged}'s pool has a bad entry {entry!r}")
+        path = run_dir / "pool" / name
         if not path.is_file():
             raise CheckpointError(f"checkpoint {ckpt.name} names {path}, which is missing")
         pool.add(path, entry["wins"], entry["games"])

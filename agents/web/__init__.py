@@ -2,7 +2,10 @@
 advisor beside you, and step through recorded games.
 
 * :mod:`agents.web.table`: one person's game (the engine, the bots, the moves, the advice);
-* :mod:`agents.web.sessions`: the games held in memory under unguessable ids, with expiry;
+* :mod:`agents.web.sessions`: the games held in memory under unguessable ids, with expiry
+  (a full server makes room: finished games first, then the idle ones);
+* :mod:`agents.web.saved_games`: the games kept in SQLite after every move, so a restart
+  loses none;
 * :mod:`agents.web.render` and :mod:`agents.web.views`: the HTML (cards, the SVG pegging board,
   the play, the show with every combination, the result);
 * :mod:`agents.web.replay`: recorded games and tournament games to step through;

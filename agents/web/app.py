@@ -3,7 +3,9 @@
 ``create_app(bots)`` builds it; ``bots`` maps the names a page may choose to agent specs, fixed
 when the server starts (the built-in bots and any given on the command line), so a request can
 never make the server load a file. Games live in a :class:`~agents.web.sessions.Store` under
-ids that cannot be guessed and expire.
+ids that cannot be guessed and expire (a full store drops finished and idle games to make
+room); with ``db`` each is also kept in SQLite after every move
+(:mod:`agents.web.saved_games`), so a restarted server plays it on where it stood.
 
 Routes: ``GET /`` (the lobby), ``POST /api/games`` (a new game; JSON ``{bot, players, target,
 advice, muggins}``), ``GET /game/{id}`` (a game's page), ``GET /api/games/{id}`` (its state),
@@ -16,6 +18,9 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import logging
+import os
+import secrets
 from collections.abc import Mapping, Sequence
 from html import escape
 from pathlib import Path
@@ -28,10 +33,16 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
-from agents.base import make_agent
 from agents.web.render import page
-from agents.web.replay import Replay, tournament_games, tournament_replay
-from agents.web.sessions import FullError, Store, UnknownItemError
+from agents.web.replay import (
+    MAX_RECORD_BYTES,
+    RecordTooLargeError,
+    Replay,
+    tournament_games,
+    tournament_replay,
+)
+from agents.web.saved_games import SavedGames
+from agents.web.sessions import Store, UnknownItemError
 from agents.web.table import MoveError, StaleMoveError, Table
 from agents.web.views import lobby_html, replay_html, table_html
 from cribenv import cards as C
@@ -46,6 +57,8 @@ if importlib.util.find_spec("numba") is not None:   # the batched engine: the 'v
     # the strongest: ppo:shipped with its plays checked by search (results/search)
     BUILT_IN_BOTS["search:ppo:shipped"] = "search:ppo:shipped"
 MAX_BODY = 512 * 1024   # a game record is a few kB
+MAX_REPLAYS_BYTES = 16 * 1024 * 1024   # all the replays held at once (as JSON)
+log = logging.getLogger(__name__)
 
 
 def _error(status: int, message: str) -> JSONResponse:
@@ -55,20 +68,62 @@ def _error(status: int, message: str) -> JSONResponse:
 def create_app(bots: Mapping[str, str] | None = None, *, ttl_s: float = 6 * 3600,
                max_games: int = 1000, replays: Sequence[Replay] = (),
                tournament_db: str | None = None,
-               allowed_hosts: Sequence[str] | None = None) -> FastAPI:
+               allowed_hosts: Sequence[str] | None = None,
+               db: str | os.PathLike[str] | None = None,
+               max_replay_bytes: int = MAX_RECORD_BYTES,
+               max_replays_bytes: int = MAX_REPLAYS_BYTES) -> FastAPI:
     """The app. ``bots``: name -> agent spec (default :data:`BUILT_IN_BOTS`); ``replays``:
     recorded games listed in the lobby; ``tournament_db``: a tournament database whose games
     the lobby lists; ``allowed_hosts``: the only ``Host`` headers served (``cribenv serve`` on
     127.0.0.1 allows 127.0.0.1 and localhost, so a web page elsewhere cannot reach the table
-    through DNS rebinding)."""
+    through DNS rebinding); ``db``: the SQLite file that keeps the games across restarts
+    (``None``: memory only; a damaged file raises ``ValueError``); ``max_replay_bytes`` and
+    ``max_replays_bytes``: the largest replay record, and all the replays held together."""
     bots = dict(BUILT_IN_BOTS if bots is None else bots)
     if not bots:
         raise ValueError("the server needs at least one bot")
+    if max_replays_bytes < max_replay_bytes:
+        raise ValueError("max_replays_bytes must hold at least one replay of max_replay_bytes")
+    saved = SavedGames(db, ttl_s) if db is not None else None
     app = FastAPI(title="cribenv table", docs_url=None, redoc_url=None, openapi_url=None)
-    games: Store[Table] = Store(ttl_s=ttl_s, max_items=max_games, what="game")
-    replay_store: Store[Replay] = Store(ttl_s=ttl_s, max_items=max_games, what="replay")
+
+    def restore(key: str) -> Table | None:
+        """A game kept in the database before a restart, played again from its moves."""
+        record = saved.load(key)
+        if record is None:
+            return None
+        try:
+            label, spec = record.get("bot_label"), record.get("bot")
+            if bots.get(label) != spec:
+                raise ValueError(f"its bot {str(label)[:40]!r} ({str(spec)[:60]}) is not "
+                                 "offered now")
+            return Table.from_record(record)
+        except ValueError as exc:
+            saved.delete(key)
+            raise ValueError(f"the server restarted and could not restore it: {exc}") \
+                from None
+
+    games: Store[Table] = Store(
+        ttl_s=ttl_s, max_items=max_games, what="game",
+        finished=lambda table: table.stage == "over",
+        on_drop=None if saved is None else saved.delete,
+        restore=None if saved is None else restore)
+    replay_store: Store[Replay] = Store(ttl_s=ttl_s, max_items=max_games, what="replay",
+                                        size=lambda replay: replay.size,
+                                        max_bytes=max_replays_bytes)
     app.state.games = games
     app.state.replays = replay_store
+    app.state.saved = saved
+
+    def keep(key: str, table: Table) -> None:
+        """Write the game to the database, if there is one (after every move)."""
+        if saved is None:
+            return
+        with table.lock:   # the latest record wins, whichever request writes it
+            try:
+                saved.save(key, table.to_record())
+            except ValueError as exc:   # the disk, most likely: the game goes on in memory
+                log.warning("cribenv serve: game %s not saved: %s", key[:8], exc)
     listed = [(r.title, f"/replay/{replay_store.add(r)}") for r in replays]
     rows = tournament_games(tournament_db) if tournament_db else []
     listed += [(f"tournament: {r['agent_a']} v {r['agent_b']}, deal {r['deal']}, seating "
@@ -108,12 +163,12 @@ def create_app(bots: Mapping[str, str] | None = None, *, ttl_s: float = 6 * 3600
             if not isinstance(value, bool):
                 raise MoveError(f"{flag} must be true or false, got {value!r}")
         seed = body.get("seed")
-        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
-            raise MoveError(f"seed must be an integer, got {seed!r}")
-        spec = bots[bot]
+        if seed is None:
+            seed = secrets.randbelow(2**31)   # a seed to play the game again after a restart
+        elif not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**62:
+            raise MoveError(f"seed must be an integer 0..2**62, got {str(seed)[:40]!r}")
         return Table(Rules(num_players=players, target=target, muggins=muggins),
-                     bot=lambda s: make_agent(spec, seed=s), seed=seed, advice=advice,
-                     bot_label=bot)
+                     bot=bots[bot], seed=seed, advice=advice, bot_label=bot)
 
     def settings(table: Table) -> dict[str, Any]:
         return {"bot": table.bot_label, "players": table.rules.num_players,
@@ -142,11 +197,10 @@ def create_app(bots: Mapping[str, str] | None = None, *, ttl_s: float = 6 * 3600
             return body
         try:
             table = new_table(body)
-            key = games.add(table)
         except MoveError as exc:
             return _error(400, str(exc))
-        except FullError as exc:
-            return _error(503, str(exc))
+        key = games.add(table)   # a full store makes room: a new game is always possible
+        await _in_thread(keep, key, table)
         return JSONResponse(state(table, key), status_code=201)
 
     @app.get("/game/{key}", response_class=HTMLResponse)
@@ -177,7 +231,7 @@ def create_app(bots: Mapping[str, str] | None = None, *, ttl_s: float = 6 * 3600
         if isinstance(body, JSONResponse):
             return body
         try:
-            table = games.get(key)
+            table = await _in_thread(games.get, key)   # after a restart: replays the game
         except UnknownItemError as exc:
             return _error(404, str(exc))
         cards = body.get("cards", [])
@@ -195,6 +249,7 @@ def create_app(bots: Mapping[str, str] | None = None, *, ttl_s: float = 6 * 3600
             return _error(409, str(exc))
         except MoveError as exc:
             return _error(400, str(exc))
+        await _in_thread(keep, key, table)
         with table.lock:
             return JSONResponse(state(table, key))
 
@@ -209,14 +264,13 @@ def create_app(bots: Mapping[str, str] | None = None, *, ttl_s: float = 6 * 3600
                 "application/x-www-form-urlencoded"):
             text = parse_qs(raw).get("record", [""])[0]
         try:
-            replay = Replay.from_record(text)
-            key = replay_store.add(replay)
+            replay = Replay.from_record(text, max_bytes=max_replay_bytes)
         except ValueError as exc:
+            status = 413 if isinstance(exc, RecordTooLargeError) else 400
             return HTMLResponse(page("Replay", f'<p class="error">This is not a game this '
                                      f'server can replay: {escape(str(exc))}</p><a href="/">'
-                                     "back</a>"), status_code=400)
-        except FullError as exc:
-            return _error(503, str(exc))
+                                     "back</a>"), status_code=status)
+        key = replay_store.add(replay)   # the replays unseen longest make room
         return RedirectResponse(f"/replay/{key}", status_code=303)
 
     @app.get("/replay/{key}", response_class=HTMLResponse)
@@ -242,7 +296,7 @@ def create_app(bots: Mapping[str, str] | None = None, *, ttl_s: float = 6 * 3600
         try:
             replay = tournament_replay(rows[index])
             key = replay_store.add(replay)
-        except (ValueError, FullError) as exc:
+        except ValueError as exc:
             return HTMLResponse(page("Replay", f'<p class="error">{escape(str(exc))}</p>'),
                                 status_code=400)
         return RedirectResponse(f"/replay/{key}?step=0", status_code=303)

@@ -37,7 +37,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ttl", type=float, default=360, metavar="MINUTES",
                         help="a game without a move for this long is dropped (default 360)")
     parser.add_argument("--max-games", type=int, default=1000,
-                        help="games held at once (default %(default)s)")
+                        help="games held at once (default %(default)s); when full, finished "
+                             "games and then those idle longest make room for a new one")
+    parser.add_argument("--db", metavar="PATH",
+                        help="the SQLite file that keeps the games in progress, so a restart "
+                             "loses none (default: ~/.local/state/cribenv/web-games.sqlite, "
+                             "under $XDG_STATE_HOME if set; ':memory:' keeps them in memory "
+                             "only)")
 
 
 def parse_bots(items: list[str]) -> dict[str, str]:
@@ -66,12 +72,17 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from agents.web.app import create_app
-    from agents.web.replay import Replay
+    from agents.web.replay import MAX_RECORD_BYTES, Replay
+    from agents.web.saved_games import default_db_path
 
     bots = parse_bots(args.bot)
     replays = []
     for path in args.replay:
         try:
+            size = Path(path).stat().st_size
+            if size > MAX_RECORD_BYTES:
+                raise ValueError(f"--replay {path}: the record is {size:,} bytes; a replay may "
+                                 f"be at most {MAX_RECORD_BYTES:,} bytes")
             text = Path(path).read_text(encoding="utf-8")
         except OSError as exc:
             raise ValueError(f"--replay {path}: {exc.strerror}") from None
@@ -87,9 +98,13 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError("--open N needs --tournament-db DB (the database of game N)")
         path = tournament_game_path(args.tournament_db, args.open)
     local = args.host in ("127.0.0.1", "localhost", "::1")
+    db = args.db or default_db_path()
     app = create_app(bots, ttl_s=args.ttl * 60, max_games=args.max_games, replays=replays,
-                     tournament_db=args.tournament_db,
+                     tournament_db=args.tournament_db, db=db,
                      allowed_hosts=["127.0.0.1", "localhost", "[::1]"] if local else None)
+    if str(db) != ":memory:":
+        print(f"cribenv serve: games kept in {db} ({len(app.state.saved)} from before)",
+              file=sys.stderr)
     print(f"cribenv serve: open http://{args.host}:{args.port}{path} (Ctrl-C stops)",
           file=sys.stderr)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
@@ -109,4 +124,4 @@ def tournament_game_path(db: str, index: int) -> str:
 def open_tournament_game(db: str, index: int, host: str = "127.0.0.1", port: int = 8000) -> int:
     """``cribenv tournament --open N``: serve the web table with game N of ``db`` to open."""
     return run(argparse.Namespace(host=host, port=port, bot=[], replay=[], tournament_db=db,
-                                  open=index, ttl=360.0, max_games=1000))
+                                  open=index, ttl=360.0, max_games=1000, db=None))

@@ -16,12 +16,80 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
+from cribenv import cards as C
 from cribenv.game import Dealt, Discarded, Game, Played, Rules
 
-__all__ = ["Replay", "tournament_games"]
+__all__ = ["MAX_MOVES", "MAX_RECORD_BYTES", "RecordTooLargeError", "Replay", "check_record",
+           "tournament_games"]
+
+MAX_RECORD_BYTES = 128 * 1024   # a whole game to 121 is 1 to 2 kB
+MAX_MOVES = 10_000              # a game to 121 takes a few hundred moves
+TARGETS = (121, 61)             # the games the table shows (the board has a hole per point)
+RULE_NAMES = tuple(f.name for f in fields(Rules))
+
+
+class RecordTooLargeError(ValueError):
+    """A record over the size limit (the server answers 413)."""
+
+
+def check_record(record: dict[str, Any]) -> None:
+    """Refuse (``ValueError`` naming the field and the value) a record the table should not
+    replay: rules that :class:`Rules` itself refuses, a target other than 121 or 61 (the board
+    has a hole per point), more than :data:`MAX_MOVES` actions, an action that is not a card.
+    The engine checks the rest as it replays the record.
+
+        >>> check_record({"rules": {"target": 200000}, "actions": []})
+        Traceback (most recent call last):
+        ...
+        ValueError: rules: target must be 121 or 61 (the games the table shows), got 200000
+    """
+    if "rules" in record:
+        _check_rules(record["rules"])
+    for name in ("actions", "deals", "claims", "peg_claims"):
+        value = record.get(name, [])
+        if not isinstance(value, list):
+            raise ValueError(f"{name} must be a list, got {_short(value)}")
+        if len(value) > MAX_MOVES:
+            raise ValueError(f"a record holds at most {MAX_MOVES:,} {name}, this one "
+                             f"{len(value):,}")
+    for i, action in enumerate(record.get("actions", [])):
+        if not _is_card(action):
+            raise ValueError(f"actions[{i}] is not a card: {_short(action)}")
+
+
+def _check_rules(rules: Any) -> None:
+    """The rules as :class:`Rules` checks them, and a target the table shows."""
+    if not isinstance(rules, dict):
+        raise ValueError(f"rules must be an object like {{\"target\": 121}}, got {_short(rules)}")
+    unknown = sorted(map(str, set(rules) - set(RULE_NAMES)))
+    if unknown:
+        raise ValueError(f"rules: unknown rule {_short(unknown[0])} (the rules are "
+                         f"{', '.join(RULE_NAMES)})")
+    try:
+        target = Rules(**rules).target
+    except (TypeError, ValueError) as exc:   # TypeError: a value of the wrong type
+        raise ValueError(f"rules: {exc}") from None
+    if target not in TARGETS:
+        raise ValueError(f"rules: target must be 121 or 61 (the games the table shows), got "
+                         f"{target}")
+
+
+def _is_card(value: Any) -> bool:
+    if not isinstance(value, str | int) or len(str(value)) > 3:
+        return False
+    try:
+        C.parse(value)
+    except ValueError:
+        return False
+    return True
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 @dataclass
@@ -34,23 +102,34 @@ class Replay:
     title: str = "recorded game"
     total: int = 0
     hand_starts: list[int] = field(default_factory=list)
+    size: int = 0   # bytes of the record as JSON
 
     @classmethod
     def from_record(cls, record: dict[str, Any] | str, labels: list[str] | None = None,
-                    title: str = "recorded game") -> Replay:
-        """Check ``record`` by replaying it (``ValueError`` with the reason if it fails)."""
+                    title: str = "recorded game",
+                    max_bytes: int = MAX_RECORD_BYTES) -> Replay:
+        """Check ``record`` (:func:`check_record`, then by replaying it: ``ValueError`` with
+        the reason if it fails; :class:`RecordTooLargeError` past ``max_bytes``). The replay
+        keeps the engine's own record of the game, so anything else in ``record`` is dropped."""
+        text = record if isinstance(record, str) else json.dumps(record)
+        size = len(text.encode("utf-8", "replace"))
+        if size > max_bytes:
+            raise RecordTooLargeError(f"the record is {size:,} bytes; a replay may be at most "
+                                      f"{max_bytes:,} bytes (a whole game is 1 to 2 kB)")
         if isinstance(record, str):
             try:
                 record = json.loads(record)
-            except json.JSONDecodeError as exc:
+            except (json.JSONDecodeError, RecursionError) as exc:
                 raise ValueError(f"not JSON: {exc}") from None
         if not isinstance(record, dict):
             raise ValueError("a game record is a JSON object (from Game.to_json())")
+        check_record(record)
         try:
             game = Game.from_record(record)
         except (KeyError, TypeError) as exc:
             raise ValueError(f"not a complete game record ({type(exc).__name__}: {exc})") \
                 from None
+        record = game.to_record()
         n = game.num_players
         starts = []
         moves = 0   # every move is one Discarded or one Played event
@@ -61,7 +140,8 @@ class Replay:
             elif kind is Discarded or kind is Played:
                 moves += 1
         labels = labels or [f"seat {s + 1}" for s in range(n)]
-        return cls(record, list(labels), title, len(record["actions"]), starts)
+        return cls(record, list(labels), title, len(record["actions"]), starts,
+                   len(json.dumps(record)))
 
     def game_at(self, step: int) -> Game:
         """The game after its first ``step`` moves (0 .. total), Muggins claims included."""

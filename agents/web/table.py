@@ -45,6 +45,8 @@ from cribenv.game import (
 __all__ = ["Advice", "Decision", "MoveError", "StaleMoveError", "Table", "advice_summary",
            "describe_peg", "discard_advice", "play_advice", "throw_key"]
 
+TABLE_FORMAT = "cribenv-table/1"
+
 
 def hand_events(game: Game, hand_number: int) -> list[Any]:
     """The events of hand ``hand_number`` of ``game``, from its deal to the next deal."""
@@ -194,9 +196,11 @@ class Table:
             raise ValueError(f"human seat must be 0..{rules.num_players - 1}, got {human!r}")
         self.rules = rules
         self.human = human
+        self.seed = seed
         self.advice_on = advice
         self.game = Game(rules, seed=seed)
         make = bot if callable(bot) else (lambda s: make_agent(bot, seed=s))
+        self.bot_spec = bot if isinstance(bot, str) else None
         self.bot_label = bot_label or (bot if isinstance(bot, str) else "bot")
         self.players: list[Any] = [
             None if s == human else make(None if seed is None else seed + s)
@@ -208,7 +212,39 @@ class Table:
         self.stage = "cut"
         self.show_hand: int | None = None
         self.decisions: list[Decision] = []
+        self.moves: list[tuple[str, list[str], dict[str, Any]]] = []   # the person's, in order
         self.lock = threading.Lock()
+
+    # ------------------------------------------------------------------ records
+    def to_record(self) -> dict[str, Any]:
+        """What :meth:`from_record` needs to set this table up again: the rules, the seed, the
+        bot, the advice switch and the person's moves (the engine's actions too, to check the
+        replay against). Only a table with a seed and a bot spec (not a factory) has one."""
+        if self.seed is None or self.bot_spec is None:
+            raise ValueError("only a table with a seed and a bot spec can be recorded")
+        return {"format": TABLE_FORMAT, "rules": self.rules.to_dict(), "seed": self.seed,
+                "human": self.human, "bot": self.bot_spec, "bot_label": self.bot_label,
+                "advice": self.advice_on, "moves": [list(m) for m in self.moves],
+                "actions": [C.to_str(a) for a in self.game.actions]}
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> Table:
+        """The table of :meth:`to_record` again: the engine and the seeded bots are
+        deterministic, so the same seed and moves give the same game (``ValueError`` if the
+        record is not a table's or its moves come out differently)."""
+        if not isinstance(record, dict) or record.get("format") != TABLE_FORMAT:
+            raise ValueError(f"not a {TABLE_FORMAT} record")
+        try:
+            table = cls(Rules(**record["rules"]), bot=record["bot"], human=record["human"],
+                        seed=record["seed"], advice=record["advice"],
+                        bot_label=record["bot_label"])
+            for action, cards, claims in record["moves"]:
+                table.act(table.seq, cards, action, claims)
+        except (KeyError, TypeError) as exc:
+            raise ValueError(f"a damaged table record ({type(exc).__name__}: {exc})") from None
+        if [C.to_str(a) for a in table.game.actions] != record["actions"]:
+            raise ValueError("its moves gave a different game this time (was the bot changed?)")
+        return table
 
     # ------------------------------------------------------------------ reading
     @property
@@ -277,6 +313,9 @@ class Table:
                 self._lay(list(cards), claims or {})
             else:
                 raise MoveError(f"unknown action {action!r} (expected 'cards' or 'next')")
+            laid = [c if isinstance(c, str) else C.to_str(c) for c in cards] \
+                if action == "cards" else []
+            self.moves.append((action, laid, dict(claims or {})))
             self.seq += 1
             self._advance()
             return self
