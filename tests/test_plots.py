@@ -120,3 +120,37 @@ def test_tournament_markers_at_0_and_100_percent_stay_inside(tmp_path):
     ax = fig.axes[0]
     low, high = ax.get_xlim()
     assert low < 0 and high > 100 and not overlaps(fig)
+
+
+def test_tournament_png_says_what_a_given_name_stands_for(tmp_path, monkeypatch):
+    """The demo's "scratch" agent (``scratch=ppo:PATH``) was explained nowhere in the figure:
+    a footnote names each agent's spec, clear of the axes."""
+    from agents.ppo import SHIPPED_POLICY
+    from agents.tournament import run_tournament
+    from agents.tournament.plots import plot_report
+
+    report = run_tournament([f"scratch=ppo:{SHIPPED_POLICY}", "greedy"], 2,
+                            db_path=tmp_path / "t.sqlite", progress=False, bootstrap=0)
+    import agents.tournament.plots as plots
+
+    seen = {}
+    real = plots.save_figure
+
+    def keep(fig, path, **kwargs):
+        seen["fig"] = fig
+        return real(fig, path, **kwargs)
+
+    monkeypatch.setattr(plots, "save_figure", keep)
+    plot_report(report, tmp_path / "t.png")
+    fig = seen["fig"]
+    notes = [t for t in fig.texts if "scratch = ppo:" in t.get_text()]
+    assert len(notes) == 1 and "cribbage_ppo.safetensors" in notes[0].get_text()
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    note = notes[0].get_window_extent(renderer)
+    for ax in fig.axes:
+        assert not note.overlaps(ax.get_tightbbox(renderer)), "the footnote overlaps an axis"
+    assert not overlaps(fig)

@@ -65,5 +65,9 @@ def plot_report(report: TournamentReport, path: str | os.PathLike[str]) -> None:
     ax2.grid(axis="x", alpha=0.3)
     fig.suptitle(f"cribenv tournament: {report.games} games, {report.games_per_pair} per pair, "
                  f"seed {report.seed}, target {report.rules.get('target')}")
-    fig.tight_layout()
+    legend = report.agent_legend()
+    if legend:   # what a name given on the command line ("scratch=ppo:PATH") stands for
+        fig.text(0.01, 0.01, legend, fontsize=8, color="dimgrey", va="bottom")
+    lines = legend.count("\n") + 1 if legend else 0
+    fig.tight_layout(rect=(0, (0.15 * lines + 0.05) / height if lines else 0, 1, 1))
     save_figure(fig, path, dpi=120)

@@ -119,6 +119,26 @@ class TournamentReport:
 
         plot_report(self, path)
 
+    def agent_legend(self) -> str:
+        """A line per agent whose name is not its spec: ``scratch = ppo:runs/x/policy.safetensors``
+        (a long path shortened to its last two parts).
+
+        >>> from types import SimpleNamespace
+        >>> report = SimpleNamespace(agents=["scratch", "greedy"],
+        ...                          specs=["ppo:/tmp/demo/selfplay/policy.safetensors", "greedy"])
+        >>> print(TournamentReport.agent_legend(report))
+        scratch = ppo:.../selfplay/policy.safetensors
+        """
+        lines = []
+        for name, spec in zip(self.agents, self.specs):
+            if name != spec:
+                kind, _, path = spec.partition(":")
+                parts = path.replace("\\", "/").split("/")
+                if len(parts) > 2:
+                    spec = f"{kind}:.../{'/'.join(parts[-2:])}"
+                lines.append(f"{name} = {spec}")
+        return "\n".join(lines)
+
     def format(self) -> str:
         """The results as text tables."""
         conf = f"{self.confidence:.0%}"
@@ -127,6 +147,9 @@ class TournamentReport:
         lines.append(f"Tournament: {len(self.agents)} agents, {self.games_per_pair} games per "
                      f"pair (duplicate deals), seed {self.seed}, target "
                      f"{self.rules.get('target')}, {self.games} games{status}")
+        legend = self.agent_legend()
+        if legend:
+            lines += ["  " + line for line in legend.splitlines()]
         lines.append("")
         w = max([len(f"{p.agent_a} vs {p.agent_b}") for p in self.pairs] + [4])
         lines.append(f"{'pair (A vs B)':<{w}}  {'games':>5}  {'A win % [' + conf + ' CI]':<24}"
