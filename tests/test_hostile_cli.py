@@ -95,6 +95,13 @@ def test_tournament_numbers_are_checked(capsys, tmp_path, flag, value):
     assert not (tmp_path / "r.sqlite").exists()
 
 
+def test_tournament_games_are_bounded(capsys, tmp_path):
+    """10**14 games per pair once built its schedule in memory until the machine ran out."""
+    argv = TOURNAMENT + ["--db", str(tmp_path / "r.sqlite"), "--games", str(10**14)]
+    refused(capsys, argv, "from 2 to 10,000,000", str(10**14))
+    assert not (tmp_path / "r.sqlite").exists()
+
+
 def test_tournament_refuses_a_bad_spec_before_playing(capsys, tmp_path):
     argv = ["tournament", "--agents", "random", "expert:foo", "--db", str(tmp_path / "r.sqlite")]
     refused(capsys, argv, "expert:foo")

@@ -30,20 +30,28 @@ def read_settings(path: str | Path, what: str) -> dict:
 #: The allowed range of every numeric setting of any backend, by name: ``(low, high)`` with
 #: ``low`` or ``high`` None for no bound, and a name in ``OPEN_LOW`` excluding its low end.
 #: One table for every trainer (the settings' types come from their dataclass fields).
+MAX_WIDTH = 8192          # a layer (or an embedding) wider than this is a typo, not a network
+MAX_LAYERS = 16
+MAX_GAMES = 10_000_000    # evaluation games: more would take weeks
+MAX_ROLLOUT = 2**21       # decisions held by one rollout
+
 RANGES: dict[str, tuple[float | None, float | None]] = {
     "total_steps": (1, None), "seed": (0, 2**63 - 1), "threads": (1, 256),
-    "engine_threads": (1, 256), "feature_workers": (0, 64), "n_envs": (1, None),
-    "n_games": (1, None), "n_steps": (1, None), "batch_size": (1, None),
-    "minibatch_size": (1, None), "n_epochs": (1, None), "train_batch_size": (1, None),
-    "num_env_runners": (0, None), "envs_per_env_runner": (1, None), "num_cpus": (0, None),
+    "engine_threads": (1, 256), "feature_workers": (0, 64),
+    # sizes that set what is allocated: bounded well above any use, so that a typo is a clear
+    # error rather than a 900 GB allocation
+    "n_envs": (1, 4096), "n_games": (1, 65_536), "n_steps": (1, 65_536),
+    "batch_size": (1, 2**24), "minibatch_size": (1, 2**24), "train_batch_size": (1, 2**24),
+    "n_epochs": (1, 10_000), "num_env_runners": (0, 4096), "envs_per_env_runner": (1, 4096),
+    "num_cpus": (0, 65_536), "card_dim": (1, MAX_WIDTH), "keep_ctx": (1, MAX_WIDTH),
+    "pool_size": (1, 10_000), "eval_games": (0, MAX_GAMES), "bc_games": (0, MAX_GAMES),
     "learning_rate": (0, 1), "gamma": (0, 1), "gae_lambda": (0, 1), "clip_range": (0, 10),
     "ent_coef": (0, None), "vf_coef": (0, None), "max_grad_norm": (0, None),
     "target_kl": (0, None), "shaping": (-10, 10), "beta": (0, None),
     "self_play_share": (0, 1), "expert_share": (0, 1), "heuristic_share": (0, 1),
     "pool_priority": (0, None), "time_limit": (0, None), "snapshot_every": (1, None),
-    "pool_size": (1, None), "checkpoint_every": (1, None), "eval_every": (1, None),
-    "value_warmup": (0, None), "card_dim": (1, None), "keep_ctx": (1, None),
-    "bc_games": (0, None), "bc_epochs": (1, None), "bc_lr": (0, 1), "frozen": (0, None),
+    "checkpoint_every": (1, None), "eval_every": (1, None),
+    "value_warmup": (0, None), "bc_epochs": (1, 10_000), "bc_lr": (0, 1), "frozen": (0, 1000),
     "num_players": (2, 4),
 }
 OPEN_LOW = {"learning_rate", "clip_range", "max_grad_norm", "bc_lr"}
@@ -87,9 +95,10 @@ def check_setting(name: str, value: Any, kind: Any) -> Any:
         (item,) = typing.get_args(kind)
         if type(value) is not list or not all(type(x) is item for x in value):
             raise ValueError(f"{name} must be a list of {item.__name__}s, got {shown}")
-        if name in LAYER_LISTS and (not value or min(value) < 1):
-            raise ValueError(f"{name} must list at least one layer width, each >= 1, got "
-                             f"{value!r}")
+        if name in LAYER_LISTS and (not 1 <= len(value) <= MAX_LAYERS
+                                    or not 1 <= min(value) <= max(value) <= MAX_WIDTH):
+            raise ValueError(f"{name} must list 1 to {MAX_LAYERS} layer widths, each from 1 to "
+                             f"{MAX_WIDTH}, got {value!r}")
         return value
     low, high = RANGES.get(name, (None, None))
     if low is not None and (value < low or (value == low and name in OPEN_LOW)):
@@ -119,6 +128,15 @@ class RunSettings:
         for name in names:
             if getattr(self, name) < low:
                 raise ValueError(f"{name} must be >= {low}, got {getattr(self, name)}")
+
+    def check_rollout_size(self, games: str, steps: str) -> None:
+        """The rollout buffer (``games`` x ``steps`` decisions, each a 601-entry observation)
+        holds at most :data:`MAX_ROLLOUT` decisions (~5 GB)."""
+        size = getattr(self, games) * getattr(self, steps)
+        if size > MAX_ROLLOUT:
+            raise ValueError(f"{games} x {steps} must be <= {MAX_ROLLOUT:,} decisions per "
+                             f"rollout (~5 GB of observations), got {getattr(self, games)} x "
+                             f"{getattr(self, steps)} = {size:,}")
 
     def check_eval_games(self) -> None:
         """Duplicate evaluation plays each deal from both seats: an even number of games."""
@@ -231,6 +249,7 @@ class TrainConfig(RunSettings):
                             "n_epochs", "snapshot_every", "pool_size", "checkpoint_every",
                             "eval_every", "bc_epochs")
         self.check_at_least(0, "bc_games")
+        self.check_rollout_size("n_envs", "n_steps")
         self.check_eval_games()
 
     @property

@@ -109,6 +109,7 @@ class SelfPlayConfig(RunSettings):
                             "checkpoint_every", "eval_every", "card_dim", "keep_ctx")
         if not self.keep_arch or min(self.keep_arch) < 1:
             raise ValueError(f"keep_arch must be hidden layer sizes >= 1, got {self.keep_arch}")
+        self.check_rollout_size("n_games", "n_steps")
         self.check_eval_games()
 
 

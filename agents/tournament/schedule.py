@@ -113,8 +113,14 @@ def schedule(specs: Sequence[AgentSpec | str], games_per_pair: int, seed: int) -
     return tasks
 
 
+MAX_GAMES_PER_PAIR = 10_000_000   # the schedule is held in memory; more would take weeks
+
+
 def check_games(games_per_pair: int) -> None:
-    """Raise ``ValueError`` unless ``games_per_pair`` is an even number >= 2."""
-    if not isinstance(games_per_pair, int) or games_per_pair < 2 or games_per_pair % 2:
-        raise ValueError("games per pair must be an even number >= 2 (each deal is played "
-                         f"twice, seats swapped), got {games_per_pair!r}")
+    """Raise ``ValueError`` unless ``games_per_pair`` is an even number from 2 to
+    :data:`MAX_GAMES_PER_PAIR`."""
+    if (not isinstance(games_per_pair, int) or not 2 <= games_per_pair <= MAX_GAMES_PER_PAIR
+            or games_per_pair % 2):
+        raise ValueError("games per pair must be an even number from 2 to "
+                         f"{MAX_GAMES_PER_PAIR:,} (each deal is played twice, seats swapped), "
+                         f"got {games_per_pair!r}")
