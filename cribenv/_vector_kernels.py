@@ -97,7 +97,7 @@ _M32 = np.uint64(0xFFFFFFFF)
 _ONE = np.int64(1)
 
 # ------------------------------------------------------------------------------------------
-# The core's scoring kernels (KERNELS.md), compiled: the one home of those rules
+# The core's scoring kernels (cribenv.scoring's "Kernels"), compiled: the one home of those rules
 # ------------------------------------------------------------------------------------------
 card_value = jit(cards.value)             # counting value of a card id
 side_of = jit(game.seat_side)             # (seat, num_players) -> side

@@ -15,7 +15,7 @@ Agents              ``["player_0", ..., "player_{n-1}"]``, ``num_players`` = 2, 
 Action shape        ``Discrete(52)``: the card id ``rank * 4 + suit`` (``cribenv.cards``)
 Observation         ``{"observation": float32[601] in [0, 2], "action_mask": int8[52]}``
 Rules               ``target`` 121 or 61, skunk lines, ``must_peg_out_exactly``
-                    (:class:`~cribenv.game.Rules`); RULES.md for the rules themselves;
+                    (:class:`~cribenv.game.Rules`); docs/rules.md for the rules themselves;
                     ``muggins`` is for human play only: agents never claim, all counts in full
 ==================  ===========================================================================
 

@@ -179,7 +179,7 @@ TWO_POINTS: bytes = _rank_table(2).tobytes()
 # Kernels: plain functions over ints and int sequences, the one home of the scoring rules on
 # the hot paths. They use no Python objects beyond indexing, so ``numba.njit`` compiles them
 # unchanged (the batched engine, ``cribenv.vector``) while the engine calls them as they are.
-# Tables are arguments: ``bytes`` from Python, a ``uint8`` array from numba (see KERNELS.md).
+# Tables are arguments: ``bytes`` from Python, a ``uint8`` array from numba (tests/test_kernels.py).
 # --------------------------------------------------------------------------------------
 
 

@@ -143,6 +143,17 @@ def test_agents_declare_their_maker_and_the_install_has_it():
         "project (pip install --no-deps -e .)")
 
 
+def test_data_files_ship_inside_the_package_that_reads_them():
+    """The demo reads the shipped recipe as the ``train`` package's data (importlib.resources),
+    never through ``__file__.parents[...]`` into another layer."""
+    data = pyproject()["tool"]["setuptools"]["package-data"]
+    assert "configs/*.json" in data["train"]
+    for path in CORE.rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        if "parents[" in text and path.name != "bench.py":   # bench finds its checkout
+            raise AssertionError(f"{path} climbs out of its package with parents[...]")
+
+
 @pytest.mark.parametrize("package", ["cribenv", "agents", "train", "benchmarks"])
 def test_every_package_is_shipped_and_doctested(package):
     config = pyproject()["tool"]

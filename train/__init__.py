@@ -1,8 +1,15 @@
 """Training (needs the ``train`` extra): one module per job.
 
-``config`` (settings), ``cli`` (``cribenv train``), ``sb3_trainer`` (the MaskablePPO loop),
-``pool`` (opponents), ``checkpoints`` (atomic save / resume), ``export`` (learner -> policy
-file), ``evaluation`` (one tournament pair against each bot), ``learning_curve`` (its plot),
-``prior_policy`` (the expert-prior network for SB3), ``imitation`` and ``rollouts`` (warm
-starts), and the pegging-value fit.
+* Settings, torch-free (``cribenv train --help`` stays quick): ``config`` (the shared checks
+  and the SB3 backend's ``TrainConfig``), ``selfplay_config``, ``rllib_config``; ``command``
+  is ``cribenv train``.
+* The self-play trainer on the batched engine: ``selfplay`` (the loop), ``selfplay_network``
+  (the networks and their export), ``selfplay_rollout`` (seats as rows, the snapshot pool,
+  the batch of games).
+* The other backends: ``sb3_trainer`` (MaskablePPO on the single-agent wrapper, with ``pool``,
+  ``export`` and ``prior_policy``) and ``rllib_trainer`` (RLlib on Ray).
+* Shared: ``checkpoints`` (atomic save / resume), ``evaluation`` (one tournament pair against
+  each bot), ``learning_curve`` (its plots), ``demo`` (the demo's training step).
+* Warm starts and fits: ``imitation``, ``rollouts`` (the expert-prior card network fit to
+  paired rollouts) and ``fit_peg_values`` (the pegging value of kept hands).
 """

@@ -23,6 +23,21 @@ from train.learning_curve import plot_learning_curve, plot_win_rates
 from train.selfplay import SelfPlayConfig, train
 
 OPPONENT = "greedy"
+RECIPE = "rollout-ppo.json"   # the shipped agent's recipe, in train/configs/ (package data)
+
+
+def shipped_recipe() -> dict:
+    """The settings of the shipped agent's recipe (``train/configs/rollout-ppo.json``), read as
+    package data so that an installed (not editable) cribenv finds it too.
+
+    >>> shipped_recipe()["policy"]
+    'expert-prior'
+    """
+    import importlib.resources
+    import json
+
+    return json.loads(importlib.resources.files("train").joinpath("configs", RECIPE)
+                      .read_text(encoding="utf-8"))
 
 
 def warm_up_engine(seed: int = 0) -> float:

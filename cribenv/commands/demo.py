@@ -305,8 +305,9 @@ def _sb3(number: int, out: Path, sizes: dict, args: argparse.Namespace) -> Path 
         shutil.rmtree(run_dir)   # stopped before its first checkpoint: start it again
     _section(f"{number}. The shipped agent's recipe, scaled down: SB3 PPO, {steps:,} steps "
              f"(run folder {run_dir}{'; resumed' if resume else ''})")
-    recipe = Path(__file__).resolve().parents[2] / "train" / "configs" / "rollout-ppo.json"
-    settings = json.loads(recipe.read_text()) if recipe.is_file() else {}
+    from train.demo import shipped_recipe
+
+    settings = shipped_recipe()
     if settings.get("policy", "mlp") == "mlp":
         settings.update(bc_games=sizes["bc_games"], bc_epochs=4)
     elif settings.get("init_policy"):
