@@ -42,7 +42,7 @@ from cribenv.game import PlayerView
 from cribenv.observation import OBS_SIZE, OFFSETS, decode, encode
 
 POLICY_FORMAT = "cribenv-policy/1"
-#: The agent trained by the project (``make_agent("ppo:shipped")``); see the README.
+#: The agent trained by the project (``make_agent("ppo:shipped")``); see docs/training.md.
 SHIPPED_POLICY = Path(__file__).resolve().parent / "trained" / "cribbage_ppo.safetensors"
 _ACTIVATIONS = {
     "tanh": np.tanh,

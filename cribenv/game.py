@@ -1,9 +1,10 @@
 """The rules of Cribbage as a pure state machine.
 
-This module is the single source of truth for the rules (the reference is ``docs/rules.md``). It knows nothing of
-PettingZoo, observation layouts or agents. A :class:`Game` asks a seat for a card whenever that
-seat has a decision (a discard, or a card to lay in the play); everything else (the cut, the
-starter, forced Go passes, go and last-card points, the show, the next deal) resolves by itself.
+This module is the single source of truth for the rules (the reference is ``docs/rules.md``). It
+knows nothing of PettingZoo, observation layouts or agents. A :class:`Game` asks a seat for a
+card whenever that seat has a decision (a discard, or a card to lay in the play); everything
+else (the cut, the starter, forced Go passes, go and last-card points, the show, the next deal)
+resolves by itself.
 
     >>> game = Game(Rules(num_players=2), seed=0)
     >>> while game.phase is not Phase.GAME_OVER:

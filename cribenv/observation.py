@@ -1,10 +1,11 @@
 """Encode a seat's :class:`~cribenv.game.PlayerView` as a fixed-size vector, and decode it back.
 
 The vector is seat-relative: "seat +k" is the player k places to the left of the observer, so
-the same policy serves every seat. Its layout (``LAYOUT``, also tabulated in the README) is the
-same for 2, 3 and 4 players; unused seat slots stay zero. The encoding is lossless with respect
-to the view: ``decode(encode(view)) == view`` (perfect recall of the current hand), and it is a
-function of the view alone, so hidden cards can never leak into it.
+the same policy serves every seat. Its layout (``LAYOUT``, also tabulated in
+docs/observation.md) is the same for 2, 3 and 4 players; unused seat slots stay zero. The
+encoding is lossless with respect to the view: ``decode(encode(view)) == view`` (perfect recall
+of the current hand), and it is a function of the view alone, so hidden cards can never leak
+into it.
 """
 
 from __future__ import annotations

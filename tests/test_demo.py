@@ -1,6 +1,6 @@
 """``cribenv demo``: a fresh folder every run, resume only when asked, and a closing list of
 exactly the files it wrote (small sizes; the full tour is ``tests/test_cli.py``'s smoke test
-and the README's measured run)."""
+and the measured run on docs/install.md)."""
 
 from __future__ import annotations
 

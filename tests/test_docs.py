@@ -1,6 +1,6 @@
 """The documentation site builds with warnings as errors (``mkdocs build --strict``) and holds
-what it promises: the rules page is RULES.md, the env card and observation table come from the
-README, the API pages are generated from the docstrings.
+what it promises: the rules page is RULES.md, the env card and observation table are there, the
+API pages are generated from the docstrings.
 
 Skipped, saying why, without the 'docs' extra; under ``CI`` (which installs it) that fails.
 """
@@ -78,7 +78,7 @@ def test_the_rules_page_is_the_projects_rules_reference():
         found[0].read_text(encoding="utf-8")
 
 
-def test_the_env_card_and_observation_table_come_from_the_readme(site):
+def test_the_env_card_and_observation_table_are_on_their_pages(site):
     site, _ = site
     env = page(site, "env")
     assert "observe(agent) works for any agent at any time" in env
@@ -113,8 +113,8 @@ def test_rest_habits_read_as_markdown():
 
 
 def test_every_link_within_a_page_has_its_anchor(site):
-    """Included README text links to README sections; those shown on other pages are pointed
-    there by docs/hooks.py (README_ANCHORS: add a new one there)."""
+    """Every ``#anchor`` link of a page names a heading of that page (links to another page's
+    section name the page)."""
     site, _ = site
     broken = []
     for html_path in site.rglob("*.html"):

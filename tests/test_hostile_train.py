@@ -40,7 +40,7 @@ def rows(path: Path) -> list[dict[str, str]]:
 
 
 def test_default_threads_is_one():
-    """One torch thread: on 2 cores more threads contend with the games (README numbers)."""
+    """One torch thread: on 2 cores more threads contend with the games (docs/cli.md numbers)."""
     assert TrainConfig().threads == 1 and SelfPlayConfig().threads == 1
 
 

@@ -163,9 +163,9 @@ def test_every_package_is_shipped_and_doctested(package):
 
 
 def layout_paths() -> list[str]:
-    """The paths in the first column of the README's layout table."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("\n## Layout\n", 1)[1].split("\n## ", 1)[0]
+    """The paths in the first column of the layout table (docs/development.md)."""
+    page = (ROOT / "docs" / "development.md").read_text(encoding="utf-8")
+    section = page.split("\n## Layout\n", 1)[1].split("\n## ", 1)[0]
     rows = [line for line in section.splitlines() if line.startswith("| `")]
     return [p for row in rows for p in row.split("|")[1].replace("`", "").replace(",", " ")
             .split()]
@@ -174,10 +174,11 @@ def layout_paths() -> list[str]:
 def test_the_readme_layout_table_matches_the_tree():
     paths = layout_paths()
     missing = [p for p in paths if not (ROOT / p).exists()]
-    assert not missing, f"the README's layout table names paths that do not exist: {missing}"
+    assert not missing, (f"the layout table (docs/development.md) names paths that do not "
+                         f"exist: {missing}")
     listed = {p.rstrip("/") for p in paths}
     packages = [d.name for d in ROOT.iterdir() if (d / "__init__.py").is_file()]
     modules = [f"cribenv/{p.name}" for p in CORE.glob("*.py") if p.name != "__init__.py"]
     absent = [p for p in packages + modules
               if p not in listed and not any(x.startswith(p + "/") for x in listed)]
-    assert not absent, f"add these to the README's layout table: {absent}"
+    assert not absent, f"add these to the layout table (docs/development.md): {absent}"

@@ -1,4 +1,5 @@
-"""Every Python snippet of the README runs as printed (the SB3 one with fewer steps)."""
+"""Every Python snippet of the README and of the documentation pages runs as printed (the SB3
+ones with fewer steps)."""
 
 from __future__ import annotations
 
@@ -7,21 +8,26 @@ from pathlib import Path
 
 import pytest
 
-README = Path(__file__).resolve().parents[1] / "README.md"
-BLOCKS = re.findall(r"^```python\n(.*?)^```", README.read_text(encoding="utf-8"), re.S | re.M)
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+BLOCKS = [(page, block) for page in PAGES
+          for block in re.findall(r"^```python\n(.*?)^```", page.read_text(encoding="utf-8"),
+                                  re.S | re.M)]
 SHORTER = {"model.learn(20_000)": "model.learn(256)"}   # the same call, a test-sized budget
 
 
-def test_the_readme_has_snippets():
-    assert len(BLOCKS) >= 6
+def test_the_front_page_and_the_docs_have_snippets():
+    assert sum(page.name == "README.md" for page, _ in BLOCKS) >= 2
+    assert len(BLOCKS) >= 8
 
 
-@pytest.mark.parametrize("code", BLOCKS, ids=[b.splitlines()[0][:40] for b in BLOCKS])
-def test_readme_snippet_runs(code, capsys):
+@pytest.mark.parametrize("page, code", BLOCKS,
+                         ids=[f"{p.name}:{b.splitlines()[0][:40]}" for p, b in BLOCKS])
+def test_snippet_runs(page, code, capsys):
     for long, short in SHORTER.items():
         code = code.replace(long, short)
     if "sb3_contrib" in code:
         pytest.importorskip("sb3_contrib")
     if "cribenv.vector" in code:
         pytest.importorskip("numba")
-    exec(compile(code, str(README), "exec"), {"__name__": "readme"})
+    exec(compile(code, str(page), "exec"), {"__name__": "readme"})

@@ -165,7 +165,7 @@ def test_the_example_trains_and_plays_a_game(cluster, capsys):
 
 
 @pytest.mark.parametrize("flags, message", [
-    (["--frozen", "-1"], "frozen must be >= 0, got -1"),
+    (["--frozen", "-1"], "frozen must be >= 0 and <= 1000, got -1"),
     (["--eval-games", "3"], "eval_games must be an even number >= 0, got 3"),
     (["--n-games", "8"], "--n-games is not a setting of the rllib backend"),   # selfplay's
     (["--resume"], "nothing to resume"),

@@ -174,7 +174,7 @@ def test_vector_game_step_rows_matches_stepping_alone():
 
 
 def test_a_policy_network_as_opponent_and_threads():
-    """The README's adapter: agents.ppo's MlpActor (random weights) playing the opponents,
+    """The adapter of docs/vector.md: agents.ppo's MlpActor (random weights) playing the opponents,
     the engine on 2 threads; every opponent card is legal (the engine would raise)."""
     from agents.ppo import MlpActor
 

@@ -1,7 +1,7 @@
 """Fit the expert-prior card network to paired rollouts: a low-variance policy-improvement step.
 
 PPO's signal in Cribbage is faint: a game is ~75 decisions for one +-1, and the per-update
-KL of a policy that starts at the expert stays around 1e-6 (see the README). This module gives
+KL of a policy that starts at the expert stays around 1e-6 (see docs/training.md). This module gives
 the card network a cleaner target. In games of the expert (with the learned pegging value of
 :mod:`agents.peg_values` in its discards) against itself, at sampled play decisions it tries
 *every* legal card on a copy of the game (:meth:`cribenv.game.Game.clone`) and plays the rest of

@@ -10,6 +10,6 @@ one), and each is an optional extra (``pip install "cribenv[integrations]"``):
 * :mod:`cribenv.integrations.rllib`: RLlib's new API stack (a ``MultiAgentEnv`` with the keys
   RLlib reads, a masking ``RLModule``, self-play against frozen copies); the ``rllib`` extra.
 
-The README's "RL libraries" table lists, for each, the version tested, the entry point, what
-its example under ``examples/`` trains and the test that proves it.
+The "RL libraries" table (docs/libraries.md) lists, for each, the version tested, the entry
+point, what its example under ``examples/`` trains and the test that proves it.
 """
