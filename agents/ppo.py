@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Observation, register_agent
+from cribenv.files import atomic_path
 from cribenv.game import PlayerView
 from cribenv.observation import OBS_SIZE, OFFSETS, decode, encode
 
@@ -75,10 +76,9 @@ def save_tensors(path: str | Path, tensors: dict[str, np.ndarray],
     path = Path(path)
     tensors = {k: np.ascontiguousarray(v, np.float32) for k, v in tensors.items()}
     meta = {"format": POLICY_FORMAT, "config": json.dumps(config, sort_keys=True)}
-    tmp = path.with_name(path.name + ".tmp")
     path.parent.mkdir(parents=True, exist_ok=True)
-    save_file(tensors, str(tmp), metadata=meta)
-    tmp.replace(path)
+    with atomic_path(path) as tmp:
+        save_file(tensors, str(tmp), metadata=meta)
     return path
 
 

@@ -20,7 +20,27 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-__all__ = ["atomic_path", "no_space", "save_figure", "write_text", "write_with"]
+__all__ = ["as_disk_error", "atomic_path", "no_space", "save_figure", "write_text", "write_with"]
+
+#: A write that fails while the device has less than this left is taken for a full disk:
+#: libraries word it their own way (torch "unexpected pos", safetensors "os error 28").
+LOW_SPACE = 1 << 20
+
+
+def as_disk_error(exc: BaseException, path: str | os.PathLike[str]) -> BaseException:
+    """``exc`` as an ``OSError(ENOSPC)`` naming ``path`` when the write failed because the
+    device holding ``path`` is full, else ``exc`` itself."""
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return exc
+    if not isinstance(exc, Exception):
+        return exc
+    try:
+        stat = os.statvfs(Path(path).parent)
+    except OSError:
+        return exc
+    if stat.f_bavail * stat.f_frsize < LOW_SPACE:
+        return OSError(errno.ENOSPC, "No space left on device", os.fspath(path))
+    return exc
 
 
 @contextmanager
@@ -32,9 +52,12 @@ def atomic_path(path: str | os.PathLike[str]):
     try:
         yield tmp
         tmp.replace(path)
-    except BaseException:
+    except BaseException as exc:
+        error = as_disk_error(exc, path)   # measured before the partial file goes
         tmp.unlink(missing_ok=True)
-        raise
+        if error is exc:
+            raise
+        raise error from exc
 
 
 def write_text(path: str | os.PathLike[str], text: str) -> Path:

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from cribenv.files import as_disk_error
 from train.config import TrainConfig
 
 CHECKPOINT_FORMAT = "cribenv-checkpoint/1"
@@ -94,9 +95,16 @@ def save_checkpoint(run_dir: Path, model, state: RunState, keep: int = 2) -> Pat
     if tmp.exists():
         shutil.rmtree(tmp)
     tmp.mkdir()
-    model.save(tmp / "model.zip")
-    payload = dict(state.__dict__, format=CHECKPOINT_FORMAT)
-    (tmp / "state.json").write_text(json.dumps(payload))
+    try:
+        model.save(tmp / "model.zip")
+        payload = dict(state.__dict__, format=CHECKPOINT_FORMAT)
+        (tmp / "state.json").write_text(json.dumps(payload))
+    except BaseException as exc:   # the last complete checkpoint stays LATEST
+        error = as_disk_error(exc, ckdir / name)
+        shutil.rmtree(tmp, ignore_errors=True)
+        if error is exc:
+            raise
+        raise error from exc
     final = ckdir / name
     if final.exists():
         shutil.rmtree(final)
