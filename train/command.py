@@ -8,7 +8,7 @@ from pathlib import Path
 
 from cribenv.checks import writable_dir
 from train.checkpoints import read_checkpoint, resume_settings, saved_settings
-from train.config import HELP, TrainConfig, read_settings
+from train.config import TrainConfig, help_of, read_settings
 from train.selfplay_config import SelfPlayConfig
 
 BACKENDS = ("selfplay", "sb3", "rllib")
@@ -27,14 +27,8 @@ def _backend(name: str):
     return SelfPlayConfig, train
 
 
-def _rllib_settings():
-    """The settings dataclass and help of the rllib backend (without importing ray)."""
-    from train.rllib_config import HELP, RLlibConfig
-    return RLlibConfig, HELP
-
-
 def configure(parser: argparse.ArgumentParser) -> None:
-    from train.selfplay_config import HELP as SELFPLAY_HELP
+    from train.rllib_config import RLlibConfig
 
     parser.description = (
         "Self-play PPO. The default backend 'selfplay' is masked PPO in torch on the batched "
@@ -52,7 +46,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                      "(then: cribenv train --run-dir runs/quick --resume). Settings shown with "
                      "the selfplay defaults; settings of one backend only are marked.")
     parser.add_argument("--run-dir", help="folder of the run (created; required)")
-    parser.add_argument("--config", help="JSON file of settings (see train/selfplay.py, "
+    parser.add_argument("--config", help="JSON file of settings (see train/selfplay_config.py, "
                                          "train/config.py for sb3)")
     parser.add_argument("--backend", choices=BACKENDS, default="selfplay",
                         help="trainer (default selfplay)")
@@ -67,8 +61,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="[rllib] join the Ray cluster at ADDRESS (e.g. 10.0.0.5:6379 or "
                              "auto) instead of starting a local Ray")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    rllib_kind, rllib_help = _rllib_settings()
-    kinds = {"selfplay": SelfPlayConfig(), "sb3": TrainConfig(), "rllib": rllib_kind()}
+    kinds = {"selfplay": SelfPlayConfig(), "sb3": TrainConfig(), "rllib": RLlibConfig()}
+    helps = {backend: help_of(type(settings)) for backend, settings in kinds.items()}
     owners: dict[str, list[str]] = {}
     for backend, settings in kinds.items():
         for f in fields(settings):
@@ -77,7 +71,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         flag = "--" + name.replace("_", "-")
         value = getattr(kinds[backends[0]], name)
         only = "" if len(backends) == len(kinds) else f" [{', '.join(backends)}]"
-        text = (SELFPLAY_HELP.get(name) or HELP.get(name) or rllib_help.get(name, "")) + only
+        text = next(helps[b][name] for b in backends) + only   # the first backend's words
         if isinstance(value, bool):
             parser.add_argument(flag, type=_bool, default=None, metavar="BOOL",
                                 help=f"{text} (default {value})")
@@ -108,7 +102,9 @@ def requested_settings(args: argparse.Namespace) -> dict:
         value = getattr(args, f.name, None)
         if value is not None:
             data[f.name] = value
-    every = {f.name for kind_ in (SelfPlayConfig, TrainConfig, _rllib_settings()[0])
+    from train.rllib_config import RLlibConfig
+
+    every = {f.name for kind_ in (SelfPlayConfig, TrainConfig, RLlibConfig)
              for f in fields(kind_)}
     for name in every - known:
         if getattr(args, name, None) is not None:

@@ -111,6 +111,27 @@ def check_setting(name: str, value: Any, kind: Any) -> Any:
     return value
 
 
+def setting(default: Any, help: str) -> Any:
+    """A settings field with its one line of help (``cribenv train --help`` reads it from the
+    field's metadata: the help has one home, beside the default).
+
+    >>> from dataclasses import dataclass, fields
+    >>> @dataclass
+    ... class Demo:
+    ...     steps: int = setting(10, "steps to take")
+    >>> fields(Demo)[0].metadata["help"], Demo().steps
+    ('steps to take', 10)
+    """
+    if isinstance(default, list):
+        return field(default_factory=lambda: list(default), metadata={"help": help})
+    return field(default=default, metadata={"help": help})
+
+
+def help_of(kind: type) -> dict[str, str]:
+    """Each setting of ``kind`` (a settings dataclass) and its one line of help."""
+    return {f.name: f.metadata.get("help", "") for f in fields(kind)}
+
+
 class RunSettings:
     """What the settings of every backend share (``TrainConfig``, ``SelfPlayConfig``,
     ``RLlibConfig``): a dataclass saved as ``config.json`` in the run folder, whose
@@ -179,50 +200,68 @@ class TrainConfig(RunSettings):
     """Everything that defines a self-play PPO run (saved as ``config.json`` in the run dir)."""
 
     # length and hardware
-    total_steps: int = 200_000          # learner decisions (env steps) to train for
-    n_envs: int = 8                     # parallel games per rollout
-    threads: int = 1                    # torch threads for the network (1 is fastest on
-                                        # small nets: more threads contend with the envs)
-    seed: int = 0
+    total_steps: int = setting(200_000, "learner decisions (env steps) to train for")
+    n_envs: int = setting(8, "parallel games per rollout")
+    threads: int = setting(1, "torch threads (cores) for the network")
+    seed: int = setting(0, "seed of everything")
     # game
-    num_players: int = 2
-    target: int = 121
-    reward: str = "win"                 # "win" (+1/-1 at the end) or "points"
-    shaping: float = 0.01               # with reward="win": + shaping x point differential
-    skunks: bool = False                # scale the win reward by game points
+    num_players: int = setting(2, "players (2)")
+    target: int = setting(121, "points to win: 121 or 61")
+    reward: str = setting("win", "'win' (+1/-1 at the end) or 'points'")
+    shaping: float = setting(0.01, "with reward 'win': + shaping x point differential per step")
+    skunks: bool = setting(False, "scale the win reward by game points")
     # PPO
-    learning_rate: float = 3e-4
-    n_steps: int = 256                  # steps per env per rollout
-    batch_size: int = 512
-    n_epochs: int = 4
-    gamma: float = 0.995
-    gae_lambda: float = 0.95
-    clip_range: float = 0.2
-    ent_coef: float = 0.01
-    target_kl: float = 0.0              # stop an update early past this KL (0: no limit)
-    vf_coef: float = 0.5
-    net_arch: list[int] = field(default_factory=lambda: [256, 256])
-    activation: str = "relu"            # "relu" or "tanh"
+    learning_rate: float = setting(3e-4, "Adam learning rate")
+    n_steps: int = setting(256, "steps per env per rollout")
+    batch_size: int = setting(512, "PPO minibatch size")
+    n_epochs: int = setting(4, "PPO epochs per update")
+    gamma: float = setting(0.995, "discount factor")
+    gae_lambda: float = setting(0.95, "GAE lambda")
+    clip_range: float = setting(0.2, "PPO clip range")
+    ent_coef: float = setting(0.01, "entropy bonus")
+    target_kl: float = setting(
+        0.0,
+        "stop a PPO update early once the policy moved this far (KL; 0: no limit)")
+    vf_coef: float = setting(0.5, "value loss weight")
+    net_arch: list[int] = setting(
+        [256, 256],
+        "hidden layer sizes (policy and value nets; expert-prior: the value net)")
+    activation: str = setting("relu", "'relu' or 'tanh'")
     # network: "mlp" (observation -> 52 logits) or "expert-prior" (per-card features,
     # logits = beta * expert value + card MLP; see train/prior_policy.py)
-    policy: str = "mlp"
-    card_arch: list[int] = field(default_factory=lambda: [64, 64])
-    beta: float = 2.0
-    init_policy: str = ""               # expert-prior: start from this policy file's card network
+    policy: str = setting(
+        "mlp",
+        "network: 'mlp' (observation to 52 logits) or 'expert-prior' (per-card features)")
+    card_arch: list[int] = setting(
+        [64, 64],
+        "expert-prior: hidden layer sizes of the per-card network")
+    beta: float = setting(
+        2.0,
+        "expert-prior: initial weight of the expert's card values in the logits")
+    init_policy: str = setting(
+        "",
+        "expert-prior: start from this policy file's card network and beta (e.g. one fitted by "
+        "cribenv rollouts)")
     # behaviour-cloning warm start (0 disables): expert games imitated before PPO
-    bc_games: int = 0
-    bc_epochs: int = 4
-    bc_lr: float = 1e-3
-    bc_teacher: str = "expert"
+    bc_games: int = setting(
+        0,
+        "expert-vs-expert games whose decisions the policy imitates before PPO (0: none)")
+    bc_epochs: int = setting(4, "passes over the imitation data")
+    bc_lr: float = setting(1e-3, "learning rate of the imitation phase")
+    bc_teacher: str = setting("expert", "the bot imitated")
     # opponent pool
-    heuristic_share: float = 0.3        # share of episodes against the heuristic bots
-    heuristics: list[str] = field(default_factory=lambda: ["greedy", "expert"])
-    snapshot_every: int = 50_000        # add a frozen copy of the learner to the pool
-    pool_size: int = 10                 # most recent snapshots kept
+    heuristic_share: float = setting(0.3, "share of episodes against the heuristic bots")
+    heuristics: list[str] = setting(
+        ["greedy", "expert"],
+        "heuristic bots in the pool and in the evaluation")
+    snapshot_every: int = setting(
+        50_000,
+        "steps between frozen copies of the learner added to the pool")
+    pool_size: int = setting(10, "most recent snapshots kept")
     # bookkeeping
-    checkpoint_every: int = 20_000
-    eval_every: int = 50_000
-    eval_games: int = 200               # per heuristic (duplicate pairs), 0 disables
+    checkpoint_every: int = setting(20_000, "steps between checkpoints")
+    eval_every: int = setting(50_000, "steps between evaluations")
+    eval_games: int = setting(200, "evaluation games per heuristic (duplicate pairs), 0 disables")
 
     #: settings that may change when a run is resumed
     RESUMABLE = ("total_steps", "threads", "checkpoint_every", "eval_every", "eval_games")
@@ -262,45 +301,3 @@ class TrainConfig(RunSettings):
             for name in ("policy", "card_arch", "beta", "init_policy"):
                 fixed.pop(name)
         return fixed
-
-
-# One line of help per setting (used by `cribenv train --help`).
-HELP: dict[str, str] = {
-    "total_steps": "learner decisions (env steps) to train for",
-    "n_envs": "parallel games per rollout",
-    "threads": "torch threads (cores) for the network",
-    "reward": "'win' (+1/-1 at the end) or 'points'",
-    "shaping": "with reward 'win': + shaping x point differential per step",
-    "skunks": "scale the win reward by game points",
-    "n_steps": "steps per env per rollout",
-    "activation": "'relu' or 'tanh'",
-    "heuristic_share": "share of episodes against the heuristic bots",
-    "snapshot_every": "steps between frozen copies of the learner added to the pool",
-    "pool_size": "most recent snapshots kept",
-    "eval_games": "evaluation games per heuristic (duplicate pairs), 0 disables",
-    "heuristics": "heuristic bots in the pool and in the evaluation",
-    "checkpoint_every": "steps between checkpoints",
-    "eval_every": "steps between evaluations",
-    "learning_rate": "Adam learning rate",
-    "bc_games": "expert-vs-expert games whose decisions the policy imitates before PPO (0: none)",
-    "bc_epochs": "passes over the imitation data",
-    "bc_lr": "learning rate of the imitation phase",
-    "bc_teacher": "the bot imitated",
-    "batch_size": "PPO minibatch size",
-    "n_epochs": "PPO epochs per update",
-    "gamma": "discount factor",
-    "gae_lambda": "GAE lambda",
-    "clip_range": "PPO clip range",
-    "ent_coef": "entropy bonus",
-    "vf_coef": "value loss weight",
-    "target_kl": "stop a PPO update early once the policy moved this far (KL; 0: no limit)",
-    "net_arch": "hidden layer sizes (policy and value nets; expert-prior: the value net)",
-    "policy": "network: 'mlp' (observation to 52 logits) or 'expert-prior' (per-card features)",
-    "card_arch": "expert-prior: hidden layer sizes of the per-card network",
-    "beta": "expert-prior: initial weight of the expert's card values in the logits",
-    "init_policy": "expert-prior: start from this policy file's card network and beta "
-                   "(e.g. one fitted by cribenv rollouts)",
-    "seed": "seed of everything",
-    "num_players": "players (2)",
-    "target": "points to win: 121 or 61",
-}

@@ -1,12 +1,11 @@
 """The settings of an RLlib run (:class:`RLlibConfig`, saved as ``config.json`` in the run
-folder) and the help of those only this backend has: ray-free, so ``cribenv train --help``
-stays quick."""
+folder), each with its one line of help: ray-free, so ``cribenv train --help`` stays quick."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from train.config import RunSettings
+from train.config import RunSettings, setting
 
 TRAINER = "rllib"   # named in checkpoints
 
@@ -16,37 +15,44 @@ class RLlibConfig(RunSettings):
     """Everything that defines an RLlib run (saved as ``config.json`` in the run dir)."""
 
     # length and hardware
-    total_steps: int = 1_000_000       # env steps (every seat's decisions) to train for
-    num_env_runners: int = 2           # Ray actors collecting games (1 CPU each)
-    envs_per_env_runner: int = 1       # games each env runner steps
-    num_cpus: int = 0                  # CPUs of the local Ray instance (0: all); not with
-                                       # --address
-    seed: int = 0
+    total_steps: int = setting(1_000_000, "learner decisions (env steps) to train for")
+    num_env_runners: int = setting(
+        2,
+        "Ray actors collecting games, 1 CPU each (0: in the learner's process)")
+    envs_per_env_runner: int = setting(1, "games each env runner steps")
+    num_cpus: int = setting(0, "CPUs of the local Ray instance (0: all); ignored with --address")
+    seed: int = setting(0, "seed of everything")
     # game
-    num_players: int = 2
-    target: int = 121
-    reward: str = "win"                # "win" or "points" (the env's reward)
-    shaping: float = 0.0               # with reward "win": + shaping x point differential
-    skunks: bool = False
+    num_players: int = setting(2, "players (2)")
+    target: int = setting(121, "points to win: 121 or 61")
+    reward: str = setting("win", "'win' (+1/-1 at the end) or 'points'")
+    shaping: float = setting(0.0, "with reward 'win': + shaping x point differential per step")
+    skunks: bool = setting(False, "scale the win reward by game points")
     # PPO (RLlib's names in brackets)
-    learning_rate: float = 3e-4        # lr
-    train_batch_size: int = 4000       # train_batch_size_per_learner (env steps per update)
-    minibatch_size: int = 256
-    n_epochs: int = 4                  # num_epochs
-    gamma: float = 0.99
-    gae_lambda: float = 0.95           # lambda_
-    clip_range: float = 0.2            # clip_param
-    ent_coef: float = 0.01             # entropy_coeff
-    vf_coef: float = 0.5               # vf_loss_coeff
-    net_arch: list[int] = field(default_factory=lambda: [256, 256])
+    learning_rate: float = setting(3e-4, "Adam learning rate")
+    train_batch_size: int = setting(4000, "env steps per PPO update")
+    minibatch_size: int = setting(256, "PPO minibatch size (env steps)")
+    n_epochs: int = setting(4, "PPO epochs per update")
+    gamma: float = setting(0.99, "discount factor")
+    gae_lambda: float = setting(0.95, "GAE lambda")
+    clip_range: float = setting(0.2, "PPO clip range")
+    ent_coef: float = setting(0.01, "entropy bonus")
+    vf_coef: float = setting(0.5, "value loss weight")
+    net_arch: list[int] = setting(
+        [256, 256],
+        "hidden layer sizes (policy and value nets; expert-prior: the value net)")
     # self-play
-    frozen: int = 2                    # frozen copies of the learner (0: pure self-play)
-    self_play_share: float = 0.5       # games where the learner plays every seat
-    snapshot_every: int = 20_000       # env steps between refreshes of a frozen copy
+    frozen: int = setting(2, "frozen copies of the learner it plays against (0: pure self-play)")
+    self_play_share: float = setting(0.5, "games where the learner plays every seat")
+    snapshot_every: int = setting(
+        20_000,
+        "steps between frozen copies of the learner added to the pool")
     # bookkeeping
-    checkpoint_every: int = 20_000     # env steps
-    eval_games: int = 200              # per heuristic at the end (duplicate deals), 0: none
-    heuristics: list[str] = field(default_factory=lambda: ["greedy", "expert"])
+    checkpoint_every: int = setting(20_000, "steps between checkpoints")
+    eval_games: int = setting(200, "evaluation games per heuristic (duplicate pairs), 0 disables")
+    heuristics: list[str] = setting(
+        ["greedy", "expert"],
+        "heuristic bots in the pool and in the evaluation")
 
     #: settings that may change when a run is resumed
     KIND = "rllib"
@@ -64,13 +70,3 @@ class RLlibConfig(RunSettings):
                             "minibatch_size", "n_epochs", "snapshot_every", "checkpoint_every")
         self.check_at_least(0, "num_env_runners", "num_cpus", "frozen")
         self.check_eval_games()
-
-
-# One line of help per setting of this backend only (``cribenv train --help``).
-HELP: dict[str, str] = {
-    "num_env_runners": "Ray actors collecting games, 1 CPU each (0: in the learner's process)",
-    "envs_per_env_runner": "games each env runner steps",
-    "num_cpus": "CPUs of the local Ray instance (0: all); ignored with --address",
-    "train_batch_size": "env steps per PPO update",
-    "frozen": "frozen copies of the learner it plays against (0: pure self-play)",
-}

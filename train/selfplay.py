@@ -52,7 +52,7 @@ from train.checkpoints import (
 )
 from train.evaluation import append_csv, evaluation_row
 from train.learning_curve import numeric_rows, plot_learning_curve, plot_win_rates
-from train.selfplay_config import EXPERT, HELP, TRAINER, SelfPlayConfig
+from train.selfplay_config import EXPERT, TRAINER, SelfPlayConfig
 from train.selfplay_network import (
     CardRows,
     _torch,
@@ -64,7 +64,7 @@ from train.selfplay_network import (
 )
 from train.selfplay_rollout import Games, SeatRollout, SnapshotPool, expert_cards, sample_masked
 
-__all__ = ["HELP", "SelfPlayConfig", "train", "plot_training"]
+__all__ = ["SelfPlayConfig", "train", "plot_training"]
 
 
 def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,

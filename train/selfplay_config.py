@@ -1,12 +1,12 @@
 """The settings of a self-play run (:class:`SelfPlayConfig`, saved as ``config.json`` in the run
-folder) and their one-line help: torch-free, so ``cribenv train --help`` stays quick."""
+folder), each with its one line of help: torch-free, so ``cribenv train --help`` stays quick."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from train.config import RunSettings
+from train.config import RunSettings, setting
 
 TRAINER = "selfplay"   # named in checkpoints (the SB3 trainer's have another layout)
 NUM_CARDS = 52
@@ -19,59 +19,99 @@ class SelfPlayConfig(RunSettings):
     """Everything that defines a self-play run (saved as ``config.json`` in the run dir)."""
 
     # length and hardware
-    total_steps: int = 5_000_000      # learner decisions to train on
-    threads: int = 1                  # torch threads
-    engine_threads: int = 1           # numba threads of the batched engine
-    feature_workers: int = 0          # processes computing the "expert-prior" card features
-    device: str = "cpu"               # "cpu" or "cuda"
-    seed: int = 0
+    total_steps: int = setting(5_000_000, "learner decisions to train on")
+    threads: int = setting(1, "torch threads")
+    engine_threads: int = setting(
+        1,
+        "numba threads of the batched engine (1: on a busy machine more threads spin and slow it "
+        "down many times)")
+    feature_workers: int = setting(
+        0,
+        "processes that compute the expert-prior card features (0: in the trainer's own process); "
+        "they run while the trainer waits, so up to one per core")
+    device: str = setting("cpu", "'cpu' or 'cuda'")
+    seed: int = setting(0, "seed of everything")
     # game
-    num_players: int = 2
-    target: int = 121
-    reward: str = "points"            # "win", "points" or "mix" (win + shaping x points)
-    shaping: float = 0.1              # weight of the point differential in "mix"
-    skunks: bool = True               # the win reward counts game points (2 or 3 for skunks)
+    num_players: int = setting(2, "players (2)")
+    target: int = setting(121, "points to win: 121 or 61")
+    reward: str = setting(
+        "points",
+        "'win' (+game points / -game points at the end), 'points' (point differential per "
+        "decision) or 'mix' (win + shaping x points)")
+    shaping: float = setting(
+        0.1,
+        "weight of the point differential in reward 'mix'")
+    skunks: bool = setting(True, "the win reward counts game points (2 or 3 for skunks)")
     # rollouts
-    n_games: int = 256                # games stepped together
-    n_steps: int = 32                 # engine steps per rollout (one decision per game each)
+    n_games: int = setting(256, "games stepped together")
+    n_steps: int = setting(
+        32,
+        "engine steps per rollout (one decision per game each)")
     # PPO
-    learning_rate: float = 1e-3
-    anneal_lr: bool = False           # decay the learning rate linearly to 0 at total_steps
-    n_epochs: int = 4
-    minibatch_size: int = 1024
-    gamma: float = 0.99
-    gae_lambda: float = 0.95
-    clip_range: float = 0.2
-    ent_coef: float = 0.02
-    vf_coef: float = 0.5
-    max_grad_norm: float = 0.5
-    target_kl: float = 0.0            # stop an update's epochs past this KL (0: never)
+    learning_rate: float = setting(1e-3, "Adam learning rate")
+    anneal_lr: bool = setting(False, "decay the learning rate linearly to 0 at total_steps")
+    n_epochs: int = setting(4, "PPO epochs per update")
+    minibatch_size: int = setting(1024, "PPO minibatch size (decisions)")
+    gamma: float = setting(0.99, "discount factor")
+    gae_lambda: float = setting(0.95, "GAE lambda")
+    clip_range: float = setting(0.2, "PPO clip range")
+    ent_coef: float = setting(0.02, "entropy bonus")
+    vf_coef: float = setting(0.5, "value loss weight")
+    max_grad_norm: float = setting(0.5, "gradient norm clip")
+    target_kl: float = setting(
+        0.0,
+        "stop a PPO update early once the policy moved this far (KL; 0: no limit)")
     # network
-    policy: str = "cards"             # "mlp" (linear head), "cards" (per-card head),
-                                      # "keeps" (per-card head + throw head for the discard)
-                                      # or "expert-prior" (the expert's values + a card MLP)
-    net_arch: list[int] = field(default_factory=lambda: [128, 128])
-    card_dim: int = 32
-    keep_arch: list[int] = field(default_factory=lambda: [64, 64])   # throw head ("keeps")
-    keep_ctx: int = 32                # inputs the throw head takes from the last hidden layer
-    card_arch: list[int] = field(default_factory=lambda: [64, 64])   # "expert-prior" card MLP
-    beta: float = 3.0                 # "expert-prior": initial weight of the expert's values
-    init_policy: str = ""             # "expert-prior": start from this policy file ("shipped")
-    value_warmup: int = 0             # first learner steps that train the critic only
-    privileged_critic: bool = False   # the critic also reads what the seat cannot see
+    policy: str = setting(
+        "cards",
+        "network: 'mlp', 'cards' (per-card head), 'keeps' (per-card head and a throw head that "
+        "scores every way to lay away cards) or 'expert-prior' (beta x the expert's value of "
+        "each legal card + a card MLP on its features)")
+    net_arch: list[int] = setting([128, 128], "hidden layer sizes (actor and critic)")
+    card_dim: int = setting(32, "size of the card embeddings of the per-card head")
+    keep_arch: list[int] = setting(
+        [64, 64],
+        "hidden layer sizes of the throw head (policy 'keeps')")
+    keep_ctx: int = setting(32, "inputs the throw head takes from the actor's last hidden layer")
+    card_arch: list[int] = setting(
+        [64, 64],
+        "expert-prior: hidden layer sizes of the per-card network")
+    beta: float = setting(
+        3.0,
+        "expert-prior: initial weight of the expert's card values in the logits")
+    init_policy: str = setting(
+        "",
+        "expert-prior: start from this policy file's card network and beta ('shipped': the shipped"
+        " agent)")
+    value_warmup: int = setting(
+        0,
+        "learner steps at the start that train the critic only (the policy kept as it starts; for "
+        "a strong init_policy)")
+    privileged_critic: bool = setting(
+        False,
+        "the critic also reads what the seat cannot see (the other hands, the crib, the starter to"
+        " come: VectorGame.hidden); the policy never does, so the agent plays from its own view")
     # opponents
-    self_play_share: float = 0.5      # games where the learner plays every seat
-    expert_share: float = 0.0         # "expert-prior": of the other games, those against expert
-    snapshot_every: int = 200_000     # learner steps between snapshots added to the pool
-    pool_size: int = 8
-    pool_priority: float = 2.0        # snapshot weight (1 - learner's win rate) ** this
+    self_play_share: float = setting(
+        0.5,
+        "share of games where the learner plays every seat (the rest: against pool snapshots)")
+    expert_share: float = setting(
+        0.0,
+        "expert-prior: share of the games not played by the learner alone that are played against "
+        "the expert bot (the rest: pool snapshots)")
+    snapshot_every: int = setting(200_000, "learner steps between snapshots added to the pool")
+    pool_size: int = setting(8, "snapshots kept in the pool")
+    pool_priority: float = setting(
+        2.0,
+        "snapshot j drawn with weight (1 - learner's win rate against j) ** this")
     # bookkeeping
-    time_limit: float = 0.0           # stop (checkpointed, policy exported) after this many
-                                      # seconds of this process's training; 0: no limit
-    checkpoint_every: int = 200_000
-    eval_every: int = 400_000
-    eval_games: int = 200             # per heuristic, duplicate deals; 0 disables
-    heuristics: list[str] = field(default_factory=lambda: ["greedy", "expert"])
+    time_limit: float = setting(
+        0.0,
+        "stop (checkpointed, policy exported) after this many seconds; 0: no limit")
+    checkpoint_every: int = setting(200_000, "steps between checkpoints")
+    eval_every: int = setting(400_000, "steps between evaluations")
+    eval_games: int = setting(200, "evaluation games per heuristic (duplicate deals), 0 disables")
+    heuristics: list[str] = setting(["greedy", "expert"], "heuristic bots of the evaluation")
 
     #: settings that may change when a run is resumed
     KIND = "self-play"
@@ -111,55 +151,5 @@ class SelfPlayConfig(RunSettings):
             raise ValueError(f"keep_arch must be hidden layer sizes >= 1, got {self.keep_arch}")
         self.check_rollout_size("n_games", "n_steps")
         self.check_eval_games()
-
-
-# One line of help per setting (``cribenv train --help``).
-HELP: dict[str, str] = {
-    "total_steps": "learner decisions to train on",
-    "threads": "torch threads",
-    "engine_threads": "numba threads of the batched engine (1: on a busy machine more threads "
-                      "spin and slow it down many times)",
-    "feature_workers": "processes that compute the expert-prior card features (0: in the "
-                       "trainer's own process); they run while the trainer waits, so up to "
-                       "one per core",
-    "device": "'cpu' or 'cuda'",
-    "reward": "'win' (+game points / -game points at the end), 'points' (point differential "
-              "per decision) or 'mix' (win + shaping x points)",
-    "shaping": "weight of the point differential in reward 'mix' (sb3: with reward 'win')",
-    "skunks": "the win reward counts game points (2 or 3 for skunks)",
-    "n_games": "games stepped together",
-    "n_steps": "engine steps per rollout (selfplay: one decision per game each; sb3: per env)",
-    "n_epochs": "PPO epochs per update",
-    "anneal_lr": "decay the learning rate linearly to 0 at total_steps",
-    "minibatch_size": "PPO minibatch size (decisions)",
-    "max_grad_norm": "gradient norm clip",
-    "policy": "network: selfplay 'mlp', 'cards' (per-card head), 'keeps' (per-card head "
-              "and a throw head that scores every way to lay away cards) or 'expert-prior' "
-              "(beta x the expert's value of each legal card + a card MLP on its features); "
-              "sb3 'mlp' or 'expert-prior'",
-    "net_arch": "hidden layer sizes (actor and critic)",
-    "card_dim": "size of the card embeddings of the per-card head",
-    "keep_arch": "hidden layer sizes of the throw head (policy 'keeps')",
-    "keep_ctx": "inputs the throw head takes from the actor's last hidden layer",
-    "card_arch": "expert-prior: hidden layer sizes of the per-card network",
-    "beta": "expert-prior: initial weight of the expert's card values in the logits",
-    "init_policy": "expert-prior: start from this policy file's card network and beta "
-                   "('shipped': the shipped agent)",
-    "privileged_critic": "the critic also reads what the seat cannot see (the other hands, "
-                         "the crib, the starter to come: VectorGame.hidden); the policy never "
-                         "does, so the agent plays from its own view",
-    "value_warmup": "learner steps at the start that train the critic only (the "
-                    "policy kept as it starts; for a strong init_policy)",
-    "self_play_share": "share of games where the learner plays every seat (the rest: "
-                       "against pool snapshots)",
-    "expert_share": "expert-prior: share of the games not played by the learner alone that "
-                    "are played against the expert bot (the rest: pool snapshots)",
-    "snapshot_every": "learner steps between snapshots added to the pool",
-    "pool_size": "snapshots kept in the pool",
-    "pool_priority": "snapshot j drawn with weight (1 - learner's win rate against j) ** this",
-    "eval_games": "evaluation games per heuristic (duplicate deals), 0 disables",
-    "time_limit": "stop (checkpointed, policy exported) after this many seconds; 0: no limit",
-    "heuristics": "heuristic bots of the evaluation",
-}
 
 
