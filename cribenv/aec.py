@@ -30,13 +30,14 @@ reach an agent; the starter, the show and the crib are scored automatically.
 and the same layout for 2, 3 and 4 players: its hand, its discards, the starter, the cards each
 seat laid this hand and their order, the count and the series, Go calls, cards held, scores,
 dealer, the seat to act, partners, phase, the game's size, then derived rank counts; the blocks
-and their meaning are ``cribenv.observation.LAYOUT`` (tabulated in the README). It holds only
-what the seat may know (``decode`` inverts it to the view), so no hidden card leaks.
+and their meaning are ``cribenv.observation.LAYOUT`` (tabulated in docs/observation.md). It
+holds only what the seat may know (``decode`` inverts it to the view), so no hidden card leaks.
 ``observe(agent)`` works for any agent at any time.
 
 **Action mask.** ``action_mask[c] == 1`` exactly for the legal cards of the agent to act; all
 zero for the others. An illegal card: ``env()`` ends the game with ``illegal_reward`` (default
--1) for its agent (PettingZoo's ``TerminateIllegalWrapper``); ``raw_env()`` raises
+-1) for its agent (as PettingZoo's ``TerminateIllegalWrapper`` does: :class:`StandardWrapper`
+does the standard wrappers' checks in one layer); ``raw_env()`` raises
 :class:`~cribenv.game.IllegalActionError` naming the card and the legal ones.
 
 **Rewards** (zero-sum). ``reward="win"``: at the end +1 to the winning side and -1 shared by
@@ -82,6 +83,7 @@ Usage (one game, each agent laying its first legal card)::
 
 from __future__ import annotations
 
+import logging
 import operator
 from dataclasses import fields
 from typing import Any
@@ -89,7 +91,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
+from pettingzoo.utils import BaseWrapper
 
 from cribenv import AEC_ENV_ID
 from cribenv import cards as C
@@ -97,7 +99,7 @@ from cribenv.checks import card_id, exact_bool, exact_int, real_number
 from cribenv.game import Game, GameOver, HandEnd, Phase, Rules
 from cribenv.observation import OBS_SIZE, encode_game
 
-__all__ = ["env", "raw_env", "CribbageEnv", "ENV_ID"]
+__all__ = ["env", "raw_env", "CribbageEnv", "StandardWrapper", "ENV_ID"]
 
 ENV_ID = AEC_ENV_ID
 _SEED_MAX = 2**63 - 1
@@ -106,38 +108,14 @@ _RULE_OPTIONS = frozenset(f.name for f in fields(Rules)) - {"num_players", "targ
 
 
 def env(illegal_reward: float = -1.0, **kwargs: Any) -> AECEnv:
-    """The Cribbage AEC env with PettingZoo's standard wrappers.
+    """The Cribbage AEC env with the checks of PettingZoo's standard wrappers.
 
-    An illegal action ends the game with ``illegal_reward`` for the agent that made it
-    (``TerminateIllegalWrapper``); out-of-range actions assert; the API order is enforced.
-    Keyword arguments go to :class:`CribbageEnv`.
+    An illegal action ends the game with ``illegal_reward`` for the agent that made it (as
+    PettingZoo's ``TerminateIllegalWrapper`` does); out-of-range actions assert; the API order
+    is enforced (``AssertOutOfBoundsWrapper``, ``OrderEnforcingWrapper``). All three are done by
+    one layer, :class:`StandardWrapper`. Keyword arguments go to :class:`CribbageEnv`.
     """
-    e: AECEnv = CribbageEnv(**kwargs)
-    e = _TerminateIllegal(e, illegal_reward=illegal_reward)
-    e = _AssertOutOfBounds(e)
-    e = _OrderEnforcing(e)
-    return e
-
-
-# --------------------------------------------------------------------------------------------
-# PettingZoo's standard wrappers, minus the attribute-lookup tax
-# --------------------------------------------------------------------------------------------
-# PettingZoo's wrappers reach the env's state (``agent_selection``, ``terminations``, ...)
-# through ``BaseWrapper.__getattr__``: a failed lookup plus a ``getattr`` per wrapper layer,
-# some 36 times per agent step with three layers, which cost more than the game itself. The
-# subclasses below are PettingZoo's classes (same code, checks, warnings and errors; still
-# ``isinstance`` of them) with those names resolved by one C-level property that reads the raw
-# env directly, which is where every layer's ``__getattr__`` chain ends anyway (no wrapper in
-# the stack defines them). ``action_space`` / ``observation_space`` likewise go straight to the
-# raw env instead of through each layer's pass-through method.
-#
-# OrderEnforcingWrapper refuses some of these names before ``reset()``: the raw env does not
-# have them until its first reset, so the property's AttributeError falls back to
-# ``OrderEnforcingWrapper.__getattr__``, which raises PettingZoo's "cannot be accessed before
-# reset" error exactly as before (tests/test_wrappers.py checks it).
-
-_HOT_ATTRIBUTES = ("agent_selection", "agents", "terminations", "truncations", "infos",
-                   "rewards", "_cumulative_rewards")
+    return StandardWrapper(CribbageEnv(**kwargs), illegal_reward=illegal_reward)
 
 
 def _check_option_names(options: dict[Any, Any]) -> None:
@@ -185,134 +163,283 @@ def render_table(render_mode: str | None, table: Any, image: Any, hint: str
     return text
 
 
-def _raw_property(name: str) -> property:
-    def fset(self: Any, value: Any) -> None:
-        setattr(self._raw, name, value)
+# --------------------------------------------------------------------------------------------
+# PettingZoo's standard wrapper stack, in one layer on the public AEC API
+# --------------------------------------------------------------------------------------------
+# ``cribenv.env()`` used to be PettingZoo's three wrappers (TerminateIllegalWrapper,
+# AssertOutOfBoundsWrapper, OrderEnforcingWrapper). Stacked, they reach the env's state
+# (``agent_selection``, ``terminations``, ...) through ``BaseWrapper.__getattr__``: a failed
+# lookup plus a ``getattr`` per layer, some 36 times per agent step, and a pass-through frame
+# per layer for every ``step`` / ``observe`` / ``last``: more than the game itself costs.
+# Subclassing them to skip that meant reading and writing their private attributes, which
+# PettingZoo renames at will. StandardWrapper does the three wrappers' jobs itself, in one
+# layer, through the documented AEC API only: it subclasses the public ``BaseWrapper`` and
+# reads and writes the env's public state (``agents``, ``agent_selection``, ``terminations``,
+# ``truncations``, ``rewards``, ``infos`` and ``_cumulative_rewards``, the one underscore name
+# of the AEC API: every env sets it and ``BaseWrapper`` passes it through). The checks, error
+# messages, warnings and the illegal-move semantics are PettingZoo's. The dead agents' final
+# ``None`` steps and the reward sums are cribenv's own code too (``_remove_dead_agent``,
+# ``CribbageEnv._add_rewards``), not AECEnv's underscore helpers. tests/test_aec_wrappers.py
+# plays random games (legal, illegal and out-of-range actions, the final ``None`` steps, steps
+# after the end, resets mid-game) through StandardWrapper and through PettingZoo's own stack
+# and requires the same results, exceptions, warnings and state after every call; it also
+# refuses any private PettingZoo name in cribenv/.
 
-    return property(operator.attrgetter("_raw." + name), fset, doc=f"``{name}`` of the raw env")
+_LOG = logging.getLogger(__name__)
+
+_BEFORE_RESET = frozenset({"rewards", "terminations", "truncations", "infos", "agent_selection",
+                           "num_agents", "agents"})
+_STATE_ATTRIBUTES = ("agent_selection", "agents", "terminations", "truncations", "infos",
+                     "rewards", "_cumulative_rewards")
+_ILLEGAL_MOVE = ("[WARNING]: Illegal move made, game terminating with current player losing. "
+                 "\nobs['action_mask'] contains a mask of all legal moves that can be chosen.")
+_STEP_AFTER_END = ("[WARNING]: step() called after all agents are terminated or truncated. "
+                   "Should reset() first.")
+_NO_MASK_IN_OBS = ("`action_mask` not found in dictionary observation: {}. Action mask must "
+                   "either be in `observation['action_mask']` or `info['action_mask']` to use "
+                   "TerminateIllegalWrapper.")
+_NO_MASK_IN_INFO = ("`action_mask` not found in info for non-dictionary observation: {}. Action "
+                    "mask must either be in observation['action_mask'] or info['action_mask'] "
+                    "to use TerminateIllegalWrapper.")
 
 
-class _FastAttributes:
-    _raw: AECEnv
+def _remove_dead_agent(env: AECEnv, action: Any, resume: Any) -> Any:
+    """The step of a terminated or truncated agent, as ``AECEnv``'s helper for it does: refuse
+    an action other than ``None``, drop the agent from ``agents`` and the state dicts, select
+    the next dead agent or, when none is left, the agent that was selected when the dead agents
+    started stepping (``resume``), and zero the rewards. Returns the new ``resume``."""
+    if action is not None:
+        raise ValueError("when an agent is dead, the only valid action is None")
+    agent = env.agent_selection
+    terminations, truncations = env.terminations, env.truncations
+    assert terminations[agent] or truncations[agent], (
+        "an agent that was not dead as attempted to be removed")
+    del terminations[agent], truncations[agent], env.rewards[agent]
+    del env._cumulative_rewards[agent], env.infos[agent]
+    env.agents.remove(agent)
+    dead = [a for a in env.agents if terminations[a] or truncations[a]]
+    if dead:
+        if resume is None:
+            resume = agent
+        env.agent_selection = dead[0]
+    else:
+        if resume is not None:
+            env.agent_selection = resume
+        resume = None
+    rewards = env.rewards
+    for a in rewards:
+        rewards[a] = 0
+    return resume
 
-    def __init__(self, env: AECEnv, *args: Any, **kwargs: Any) -> None:
-        self._raw = env.unwrapped
-        super().__init__(env, *args, **kwargs)  # type: ignore[call-arg]
 
-    def action_space(self, agent: str) -> spaces.Space:
-        return self._raw.action_space(agent)
+def _state_property(name: str) -> property:
+    def fset(self: StandardWrapper, value: Any) -> None:
+        setattr(self.env.unwrapped, name, value)
 
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self._raw.observation_space(agent)
+    # a C-level getter; before reset() ``_state`` is None, the lookup fails and
+    # ``__getattr__`` raises PettingZoo's "cannot be accessed before reset"
+    return property(operator.attrgetter("_state." + name), fset,
+                    doc=f"``{name}`` of the wrapped env (``env.unwrapped``)")
+
+
+class StandardWrapper(BaseWrapper):
+    """PettingZoo's standard wrapper stack for an AEC env with action masks, in one layer.
+
+    ``StandardWrapper(env, illegal_reward)`` behaves as
+    ``OrderEnforcingWrapper(AssertOutOfBoundsWrapper(TerminateIllegalWrapper(env,
+    illegal_reward)))`` from :mod:`pettingzoo.utils.wrappers` (what :func:`env` used to
+    return), built on the public AEC API (a :class:`pettingzoo.utils.BaseWrapper`) only:
+
+    * **order** (``OrderEnforcingWrapper``): before the first ``reset()``, ``step``,
+      ``observe``, ``render``, ``state`` and ``agent_iter`` raise ``AssertionError("reset()
+      needs to be called before ...")`` and ``agents``, ``agent_selection``, ``rewards``,
+      ``terminations``, ``truncations``, ``infos`` and ``num_agents`` raise ``AttributeError("...
+      cannot be accessed before reset")``; ``step()`` once no agent is left logs PettingZoo's
+      "step() called after all agents are terminated or truncated" warning and does nothing;
+      ``agent_iter(max_iter)`` yields ``agent_selection`` while agents are left (at most
+      ``max_iter`` times) and asserts that each ``next`` follows a ``step()`` or ``reset()``.
+    * **bounds** (``AssertOutOfBoundsWrapper``): an action outside the agent's action space
+      fails an assertion naming it (``None`` is the one action of an agent that is done).
+    * **illegal moves** (``TerminateIllegalWrapper``): the mask is the last observed one of
+      the agent to act (``observation["action_mask"]``, or ``info["action_mask"]`` for a
+      non-dict observation; observed now if it was not). An action it forbids logs
+      PettingZoo's "Illegal move made" warning and ends the episode: every agent terminated
+      and truncated, ``illegal_reward`` to the agent that moved and 0 to the others (its
+      cumulative reward restarting from 0), the dead agents then stepping ``None`` in
+      ``agents`` order, handled here (the env never sees the illegal action).
+
+    Everything else passes to the env (``BaseWrapper``: public attributes are read from it,
+    private ones refused). Warnings go to the logger ``"cribenv.aec"`` with PettingZoo's
+    wording (PettingZoo logs them to ``"pettingzoo.utils.env_logger"``). The wrapper reads and
+    writes the state of ``env.unwrapped`` directly, without a lookup per layer: wrap a raw env
+    (or one whose wrappers leave those attributes alone), as :func:`env` does.
+
+    Args:
+        env: the AEC env to wrap.
+        illegal_reward: the reward of an agent that makes an illegal move (a finite number).
+    """
+
+    def __init__(self, env: AECEnv, illegal_reward: float = -1.0) -> None:
+        self._state: AECEnv | None = None        # env.unwrapped once reset() is called
+        if not isinstance(env, AECEnv):
+            raise TypeError(f"StandardWrapper wraps a PettingZoo AECEnv, got {env!r}")
+        self._illegal_reward = real_number(illegal_reward, "illegal_reward")
+        self._stepped = False          # step() or reset() since agent_iter's last next()
+        self._last_obs: Any = None     # the last observation of the agent to act
+        self._last_info: Any = None    # and its info
+        self._ended_illegally = False  # this episode was ended by an illegal move
+        self._resume: Any = None       # who is selected after the dead agents' steps
+        super().__init__(env)
+
+    def __getattr__(self, name: str) -> Any:
+        if name in _BEFORE_RESET and self._state is None:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return super().__getattr__(name)
 
     def __str__(self) -> str:
-        return str(self.env)  # type: ignore[attr-defined]
+        return str(self.env)
+
+    # ------------------------------------------------------------------ the AEC API
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        self._state = self.env.unwrapped
+        self._stepped = True
+        self._ended_illegally = False
+        self._last_obs = self._last_info = self._resume = None
+        self.env.reset(seed=seed, options=options)
+
+    def observe(self, agent: Any) -> Any:
+        state = self._state
+        if state is None:
+            raise AssertionError("reset() needs to be called before observe.")
+        obs = self.env.observe(agent)
+        if agent == state.agent_selection:
+            self._last_obs = obs
+            infos = state.infos
+            self._last_info = infos[agent] if agent in infos else {}
+        return obs
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        state = self._state
+        if state is None:
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        agent = state.agent_selection
+        assert agent is not None
+        infos = state.infos
+        observation = None
+        if observe:                    # observe(agent), inlined
+            observation = self._last_obs = self.env.observe(agent)
+            self._last_info = infos[agent] if agent in infos else {}
+        return (observation, state._cumulative_rewards[agent], state.terminations[agent],
+                state.truncations[agent], infos[agent])
+
+    def step(self, action: Any) -> None:
+        state = self._state
+        if state is None:
+            raise AssertionError("reset() needs to be called before step.")
+        self._stepped = True
+        if not state.agents:
+            _LOG.warning(_STEP_AFTER_END)
+            return
+        agent = state.agent_selection
+        dead = state.terminations[agent] or state.truncations[agent]
+        assert (action is None and dead) or self.env.action_space(agent).contains(action), (
+            f"action {action!r} is not in the action space {self.env.action_space(agent)}"
+            + (" (an agent that is done steps None)" if dead else ""))
+        obs = self._last_obs
+        if obs is None:
+            obs = self.observe(agent)
+        if isinstance(obs, dict):
+            assert "action_mask" in obs, _NO_MASK_IN_OBS.format(obs)
+            mask = obs["action_mask"]
+        else:
+            info = self._last_info
+            assert info is not None
+            assert "action_mask" in info, _NO_MASK_IN_INFO.format(info)
+            mask = info["action_mask"]
+        self._last_obs = self._last_info = None
+        if dead:
+            if self._ended_illegally:
+                self._resume = _remove_dead_agent(state, action, self._resume)
+            else:
+                self.env.step(action)
+        elif mask[action]:
+            self.env.step(action)
+        else:
+            self._end_illegally(state, agent)
+
+    def _end_illegally(self, state: AECEnv, agent: Any) -> None:
+        """The episode ends: the mover gets ``illegal_reward``, every agent is done."""
+        _LOG.warning(_ILLEGAL_MOVE)
+        state._cumulative_rewards[agent] = 0
+        state.terminations = dict.fromkeys(state.agents, True)
+        state.truncations = dict.fromkeys(state.agents, True)
+        state.rewards = dict.fromkeys(state.truncations, 0)
+        state.rewards[agent] = self._illegal_reward
+        cumulative = state._cumulative_rewards
+        for a, r in state.rewards.items():
+            cumulative[a] += r
+        self._resume = state.agent_selection     # the dead agents step first, in order
+        state.agent_selection = state.agents[0]
+        self._ended_illegally = True
+
+    def agent_iter(self, max_iter: int = 2**63) -> _AgentIterable:
+        if self._state is None:
+            raise AssertionError("reset() needs to be called before agent_iter().")
+        return _AgentIterable(self, max_iter)
+
+    def render(self) -> Any:
+        if self._state is None:
+            raise AssertionError("reset() needs to be called before render.")
+        return self.env.render()
+
+    def state(self) -> np.ndarray:
+        if self._state is None:
+            raise AssertionError("reset() needs to be called before state.")
+        return self.env.state()
 
 
-for _name in _HOT_ATTRIBUTES:
-    setattr(_FastAttributes, _name, _raw_property(_name))
+for _name in _STATE_ATTRIBUTES:
+    setattr(StandardWrapper, _name, _state_property(_name))
 del _name
 
 
-class _TerminateIllegal(_FastAttributes, wrappers.TerminateIllegalWrapper):
-    """:class:`pettingzoo.utils.wrappers.TerminateIllegalWrapper` with direct attribute reads,
-    and its two methods without the pass-through frames: ``observe`` records the agent's
-    observation as PettingZoo's does; a legal card of an agent still playing (its mask in the
-    recorded observation dict) goes straight to the env. Everything else (no observation
-    recorded, an illegal card, dead steps, flat observations) takes PettingZoo's own code."""
+class _AgentIterable:
+    """What ``StandardWrapper.agent_iter()`` returns: each ``iter()`` starts a new count."""
 
-    def observe(self, agent: str) -> Any:
-        obs = self.env.observe(agent)  # type: ignore[attr-defined]
-        raw = self._raw
-        if agent == raw.agent_selection:
-            self._prev_obs = obs
-            self._prev_info = raw.infos.get(agent, {})
-        return obs
+    def __init__(self, env: StandardWrapper, max_iter: int) -> None:
+        self.env = env
+        self.max_iter = max_iter
 
-    def step(self, action: Any) -> None:
-        prev = self._prev_obs
-        if type(action) is int and type(prev) is dict and not self._terminated:
-            raw = self._raw
-            agent = raw.agent_selection
-            if (not (raw.terminations[agent] or raw.truncations[agent])
-                    and prev["action_mask"][action]):
-                self._prev_obs = self._prev_info = None
-                raw.step(action)
-                return
-        super().step(action)
+    def __iter__(self) -> _AgentIterator:
+        return _AgentIterator(self.env, self.max_iter)
 
 
-class _AssertOutOfBounds(_FastAttributes, wrappers.AssertOutOfBoundsWrapper):
-    """:class:`pettingzoo.utils.wrappers.AssertOutOfBoundsWrapper` with direct attribute reads,
-    whose message names the refused action."""
+class _AgentIterator:
+    """Yields ``agent_selection`` while agents are left, at most ``max_iter`` times; a
+    ``next`` without a ``step()`` (or ``reset()``) since the last one fails an assertion."""
 
-    def step(self, action: Any) -> None:
-        if type(action) is int and 0 <= action < 52:
-            return self.env.step(action)  # type: ignore[attr-defined]
-        raw = self._raw
-        agent = raw.agent_selection
-        done = raw.terminations[agent] or raw.truncations[agent]
-        assert (action is None and done) or raw.action_spaces[agent].contains(action), (
-            f"action {action!r} is not in the action space: a card id, an int 0..51"
-            + (" (an agent that is done steps None)" if done else ""))
-        self.env.step(action)  # type: ignore[attr-defined]
+    def __init__(self, env: StandardWrapper, max_iter: int) -> None:
+        self.env = env
+        self.left = max_iter
 
+    def __iter__(self) -> _AgentIterator:
+        return self
 
-class _OrderEnforcing(_FastAttributes, wrappers.OrderEnforcingWrapper):
-    """:class:`pettingzoo.utils.wrappers.OrderEnforcingWrapper` with direct attribute reads,
-    and ``step`` / ``observe`` / ``last`` / ``agent_iter`` without the pass-through frames
-    once the env is reset (before it, and after the game, PettingZoo's own errors and
-    warnings)."""
-
-    def step(self, action: Any) -> None:
-        if self._has_reset and self._raw.agents:
-            self._has_updated = True
-            self.env.step(action)
-        else:
-            super().step(action)
-
-    def observe(self, agent: str) -> Any:
-        if self._has_reset:
-            return self.env.observe(agent)
-        return super().observe(agent)
-
-    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        agent = self.agent_selection      # PettingZoo's error before reset()
-        assert agent is not None
-        raw = self._raw
-        observation = self.observe(agent) if observe else None
-        return (observation, raw._cumulative_rewards[agent], raw.terminations[agent],
-                raw.truncations[agent], raw.infos[agent])
-
-    def agent_iter(self, max_iter: int = 2**63) -> Any:
-        if not self._has_reset:
-            return super().agent_iter(max_iter)
-        return _OrderEnforcingIterable(self, max_iter)
-
-
-class _OrderEnforcingIterable(wrappers.order_enforcing.AECOrderEnforcingIterable):
-    def __iter__(self) -> Any:
-        return _OrderEnforcingIterator(self.env, self.max_iter)
-
-
-class _OrderEnforcingIterator(wrappers.order_enforcing.AECOrderEnforcingIterator):
-    """PettingZoo's iterator (stop when no agent is left or after ``max_iter``; refuse a
-    second ``next`` without a ``step``) reading the raw env directly."""
-
-    def __next__(self) -> str:
+    def __next__(self) -> Any:
         env = self.env
-        raw = env._raw
-        if not raw.agents or self.iters_til_term <= 0:
+        state = env._state
+        if not state.agents or self.left <= 0:
             raise StopIteration
-        self.iters_til_term -= 1
-        assert env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
-        env._has_updated = False
-        return raw.agent_selection
+        self.left -= 1
+        assert env._stepped, "need to call step() or reset() in a loop over `agent_iter`"
+        env._stepped = False
+        return state.agent_selection
 
 
 class _CardSpace(spaces.Discrete):
-    """``Discrete(52)`` whose ``contains`` answers a plain ``int`` without numpy (the
-    ``AssertOutOfBoundsWrapper`` asks it every step); other values take Gymnasium's path."""
+    """``Discrete(52)`` whose ``contains`` answers a plain ``int`` without numpy (the bounds
+    check of :class:`StandardWrapper` asks it every step); other values take Gymnasium's
+    path."""
 
     def contains(self, x: Any) -> bool:
         if type(x) is int:
@@ -400,6 +527,7 @@ class CribbageEnv(AECEnv):
         self._seed_rng = np.random.default_rng()
         self.game: Game | None = None
         self._rewards_paid = False   # some entry of self.rewards may be non-zero
+        self._resume_agent: str | None = None   # selected again once the dead agents stepped
 
     # ---------------------------------------------------------------- spaces
     def observation_space(self, agent: str) -> spaces.Space:
@@ -441,6 +569,7 @@ class CribbageEnv(AECEnv):
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
         self._scores = list(self.game.scores)
+        self._resume_agent = None
         self._apply_points()  # nothing scored yet; keeps one code path
         self.agent_selection = self.agents[self.game.current_player]
         if self._flat:
@@ -455,7 +584,7 @@ class CribbageEnv(AECEnv):
                                "call reset() to start another")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
+            self._resume_agent = _remove_dead_agent(self, action, self._resume_agent)
             return
         if type(action) is not int:
             action = card_id(action)   # numpy ints pass; floats, strings, bools, None do not
@@ -466,11 +595,11 @@ class CribbageEnv(AECEnv):
             self._apply_points()
         if game.current_player is None:
             self._finish(events)
-            self._accumulate_rewards()
+            self._add_rewards()
         else:
             self.agent_selection = self.agents[game.current_player]
             if self._rewards_paid:
-                self._accumulate_rewards()
+                self._add_rewards()
         if self._flat:
             self._masks_to_infos()
         if self.render_mode == "human":
@@ -531,6 +660,12 @@ class CribbageEnv(AECEnv):
             self.infos[agent]["action_mask"] = mask
 
     # ---------------------------------------------------------------- rewards
+    def _add_rewards(self) -> None:
+        """Add ``self.rewards`` to ``self._cumulative_rewards``."""
+        cumulative = self._cumulative_rewards
+        for agent, reward in self.rewards.items():
+            cumulative[agent] += reward
+
     def _apply_points(self) -> None:
         """Set ``self.rewards`` from the points scored since the last call."""
         game = self.game

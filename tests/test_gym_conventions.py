@@ -240,7 +240,7 @@ def test_flat_observation_illegal_card_ends_the_game():
     env.reset(seed=0)
     agent = env.agent_selection
     illegal = int(np.flatnonzero(env.infos[agent]["action_mask"] == 0)[0])
-    env.step(illegal)      # PettingZoo's TerminateIllegalWrapper reads the mask in the info
+    env.step(illegal)      # the mask is read from the info, as TerminateIllegalWrapper does
     assert env.rewards[agent] == -1 and all(env.terminations.values())
 
 

@@ -1,5 +1,5 @@
 """The single-agent Gymnasium env (learner vs opponents), the SB3 vec-env helper, and the
-env's fast paths (observation encoding, PettingZoo wrapper subclasses) against the plain ones."""
+env's fast paths (observation encoding, the one-layer StandardWrapper) against the plain ones."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from pettingzoo.utils import wrappers as pz_wrappers
 
 import cribenv
 from cribenv import cards as C
-from cribenv.aec import CribbageEnv
+from cribenv.aec import CribbageEnv, StandardWrapper
 from cribenv.game import Deal, Discarded, IllegalActionError, Phase
 from cribenv.observation import OBS_SIZE, encode, legal_mask
 from cribenv.wrappers import GYM_ENV_ID, SingleAgentCribbageEnv, make_vec_env
@@ -517,20 +517,22 @@ def test_observations_are_fresh_arrays_each_step():
 
 
 def test_wrapped_env_keeps_pettingzoos_wrapper_behaviour():
+    """``cribenv.env()`` is one public ``BaseWrapper`` (``StandardWrapper``) with the
+    behaviour of PettingZoo's three standard wrappers (tests/test_aec_wrappers.py compares the
+    two in full)."""
     env = cribenv.env()
-    assert isinstance(env, pz_wrappers.OrderEnforcingWrapper)
-    assert isinstance(env.env, pz_wrappers.AssertOutOfBoundsWrapper)
-    assert isinstance(env.env.env, pz_wrappers.TerminateIllegalWrapper)
+    assert isinstance(env, StandardWrapper) and isinstance(env, pz_wrappers.BaseWrapper)
+    assert isinstance(env.env, CribbageEnv)
     assert str(env) == "cribbage_v0"
     for name in ("agents", "agent_selection", "rewards", "terminations", "infos", "num_agents"):
         with pytest.raises(AttributeError, match="cannot be accessed before reset"):
             getattr(env, name)
     with pytest.raises(AttributeError, match="private attribute"):
-        env.env._skip_agent_selection  # noqa: B018
+        env._skip_agent_selection  # noqa: B018
     env.reset(seed=0)
     raw = env.unwrapped
     assert env.agents is raw.agents and env.terminations is raw.terminations
-    assert env.env.agent_selection == raw.agent_selection
+    assert env.env.agent_selection == raw.agent_selection == env.agent_selection
     assert env._cumulative_rewards is raw._cumulative_rewards
     assert env.num_agents == 2
     with pytest.raises(AssertionError, match="action space"):
@@ -557,16 +559,17 @@ def test_engine_inline_shuffle_is_random_shuffle():
 
 
 def _stock_stack(**kwargs):
-    """``cribenv.env()`` built from PettingZoo's own wrapper classes (no fast paths)."""
+    """What ``cribenv.env()`` stands for: PettingZoo's own wrapper classes around the raw env
+    (tests/test_aec_wrappers.py holds the longer comparison)."""
     e = pz_wrappers.TerminateIllegalWrapper(CribbageEnv(**kwargs), illegal_reward=-1.0)
     return pz_wrappers.OrderEnforcingWrapper(pz_wrappers.AssertOutOfBoundsWrapper(e))
 
 
 @pytest.mark.parametrize("obs_type", ["dict", "flat"])
 def test_wrapper_fast_paths_equal_pettingzoos_wrappers(obs_type, caplog):
-    """``cribenv.env()``'s wrappers skip PettingZoo's pass-through frames: step for step (legal
-    and illegal cards, numpy ints, the final None steps, a step after the end) they return and
-    log what PettingZoo's own wrapper stack does."""
+    """``cribenv.env()``'s one layer does the work of PettingZoo's three: step for step (legal
+    and illegal cards, numpy ints, the final None steps, a step after the end) it returns and
+    logs what PettingZoo's own wrapper stack does."""
     rng = random.Random(0)
     fast, stock = cribenv.env(obs_type=obs_type), _stock_stack(obs_type=obs_type)
 
