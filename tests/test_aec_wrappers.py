@@ -1,4 +1,4 @@
-"""``cribenv.env()``'s one-layer wrapper (``cribenv.aec.StandardWrapper``) against PettingZoo's
+"""``cribenv.env()``'s one-layer wrapper (``cribenv.standard_wrapper.StandardWrapper``) against PettingZoo's
 stock wrapper stack, and no private PettingZoo name anywhere in cribenv/.
 
 The wrapper exists for speed (one layer, no ``BaseWrapper.__getattr__`` chain per state
