@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import torch
 
 from agents.ppo import ExpertPriorActor, MlpActor, PPOAgent, save_policy, save_tensors
 from train.config import TrainConfig
@@ -18,8 +19,6 @@ from train.config import TrainConfig
 def policy_arrays(model) -> tuple[list[tuple[np.ndarray, np.ndarray]],
                                   tuple[np.ndarray, np.ndarray]]:
     """The actor's (weight, bias) pairs of an SB3 MlpPolicy, as numpy arrays."""
-    import torch
-
     net = model.policy.mlp_extractor.policy_net
     layers = [(m.weight.detach().cpu().numpy().copy(), m.bias.detach().cpu().numpy().copy())
               for m in net if isinstance(m, torch.nn.Linear)]

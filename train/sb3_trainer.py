@@ -30,6 +30,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import torch
+
 from train.checkpoints import (
     CheckpointError,
     RunState,
@@ -75,7 +77,6 @@ def make_vec_env(config: TrainConfig, pool: OpponentPool, seed: int):
 def new_model(config: TrainConfig, env):
     """A fresh MaskablePPO learner for ``config`` on ``env`` (warm-started from
     ``config.init_policy`` when set)."""
-    import torch
     from sb3_contrib import MaskablePPO
 
     activation = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[config.activation]
@@ -118,7 +119,6 @@ def _progress_callback(bar, stop_flag: dict[str, bool]):
 def train(config: TrainConfig, run_dir: str | Path, resume: bool = False,
           progress: bool = True, log: Callable[[str], None] = print) -> Path:
     """Train (or resume) a run; returns the path of the final policy file."""
-    import torch
     from tqdm import tqdm
 
     run_dir = Path(run_dir)

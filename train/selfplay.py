@@ -41,6 +41,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
+import torch
 
 from train.checkpoints import (
     CheckpointError,
@@ -55,7 +56,6 @@ from train.learning_curve import numeric_rows, plot_learning_curve, plot_win_rat
 from train.selfplay_config import EXPERT, TRAINER, SelfPlayConfig
 from train.selfplay_network import (
     CardRows,
-    _torch,
     entropy,
     export_policy,
     make_network,
@@ -70,7 +70,6 @@ __all__ = ["SelfPlayConfig", "train", "plot_training"]
 def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
           progress: bool = True, log: Callable[[str], None] = print) -> Path:
     """Train (or resume) a self-play run in ``run_dir``; returns the final policy file."""
-    torch = _torch()
     from tqdm import tqdm
 
     run_dir = Path(run_dir)
@@ -258,7 +257,6 @@ def _update(net, optimizer, batch: dict[str, np.ndarray], config: SelfPlayConfig
             device, train_policy: bool = True) -> dict[str, float]:
     """``n_epochs`` passes of clipped PPO over shuffled minibatches of ``batch``;
     ``train_policy=False`` trains the critic only (the value warm-up)."""
-    torch = _torch()
     net.train()
     names = ["obs", "mask", "action", "logprob", "advantages", "returns"]
     with_cards = "card_ids" in batch
@@ -335,7 +333,7 @@ def _open_run(config: SelfPlayConfig, run_dir: Path, resume: bool
         return config, _fresh_state(config), None
     ckpt, state = read_checkpoint(run_dir, TRAINER, config.fingerprint())
     state["settings_changed"] = bool(changed)   # saved once the checkpoint has loaded
-    _torch().set_num_threads(config.threads)   # the run's own hardware settings
+    torch.set_num_threads(config.threads)   # the run's own hardware settings
     import numba
 
     numba.set_num_threads(min(config.engine_threads, numba.config.NUMBA_NUM_THREADS))
@@ -350,7 +348,6 @@ def _checkpoint(run_dir: Path, net, optimizer, gen, rng: np.random.Generator,
 
     The games in flight are not saved: the run (and a resumed one) starts fresh games with
     the next seeds."""
-    torch = _torch()
 
     class Archive:
         def save(self, path: Path) -> None:
@@ -369,7 +366,6 @@ def _restore(ckpt: Path, state: dict[str, Any], net, optimizer, gen,
              rng: np.random.Generator, pool: SnapshotPool, run_dir: Path) -> None:
     """Load checkpoint ``ckpt`` into the run's objects, or raise :class:`CheckpointError`
     naming the file and what is wrong with it (nothing on disk is changed either way)."""
-    torch = _torch()
     archive = ckpt / "model.zip"
     try:   # weights only: tensors, numbers and containers; any other object is refused
         saved = torch.load(archive, map_location="cpu", weights_only=True)

@@ -16,20 +16,16 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import torch
+from torch import nn
 
 from cribenv.observation import OBS_SIZE
 from cribenv.vector import HIDDEN_SIZE
 from train.selfplay_config import NUM_CARDS, SelfPlayConfig
 
 
-def _torch():
-    import torch
-
-    return torch
-
-
-def _mlp(sizes: list[int]):
-    nn = _torch().nn
+def _mlp(sizes: list[int]) -> nn.Sequential:
+    """Linear layers of ``sizes`` with ReLUs, orthogonal initialisation (gain sqrt 2)."""
     layers: list[Any] = []
     for a, b in zip(sizes[:-1], sizes[1:]):
         layers += [_init(nn.Linear(a, b), math.sqrt(2)), nn.ReLU()]
@@ -37,7 +33,6 @@ def _mlp(sizes: list[int]):
 
 
 def _init(layer, std: float):
-    nn = _torch().nn
     nn.init.orthogonal_(layer.weight, std)
     nn.init.zeros_(layer.bias)
     return layer
@@ -69,7 +64,6 @@ def sparse_rows(obs, keep_dense: bool = False) -> SparseRows:
     >>> s.idx.tolist(), s.val.tolist()
     ([[1, 3], [0, 0]], [[2.0, 1.0], [0.5, 0.0]])
     """
-    torch = _torch()
     nz = obs != 0
     count = nz.sum(1)
     rows, cols = nz.nonzero(as_tuple=True)          # row-major: each row's columns ascending
@@ -82,30 +76,29 @@ def sparse_rows(obs, keep_dense: bool = False) -> SparseRows:
     return SparseRows(idx, val, obs if keep_dense else None)
 
 
-def _sparse_linear():
+class SparseLinear(torch.autograd.Function):
     """``x @ weight`` for ``x`` given as (idx, val) rows (see :class:`SparseRows`), ``weight``
     ``(in, out)``: an ``embedding_bag`` sum forward; the weight's gradient as a sparse
     ``x.T @ grad`` (``embedding_bag``'s own backward is slower on CPU than the dense layer)."""
-    torch = _torch()
 
-    class SparseLinear(torch.autograd.Function):
-        @staticmethod
-        def forward(ctx, idx, val, weight):
-            ctx.save_for_backward(idx, val)
-            ctx.size_in = weight.shape[0]
-            return torch.nn.functional.embedding_bag(idx, weight, per_sample_weights=val,
-                                                     mode="sum")
+    @staticmethod
+    def forward(ctx, idx, val, weight):
+        ctx.save_for_backward(idx, val)
+        ctx.size_in = weight.shape[0]
+        return torch.nn.functional.embedding_bag(idx, weight, per_sample_weights=val,
+                                                 mode="sum")
 
-        @staticmethod
-        def backward(ctx, grad):
-            idx, val = ctx.saved_tensors
-            n, k = idx.shape
-            rows = torch.arange(n, device=idx.device).repeat_interleave(k)
-            xt = torch.sparse_coo_tensor(torch.stack([idx.reshape(-1), rows]), val.reshape(-1),
-                                         (ctx.size_in, n), check_invariants=False)
-            return None, None, torch.sparse.mm(xt, grad.contiguous())
+    @staticmethod
+    def backward(ctx, grad):
+        idx, val = ctx.saved_tensors
+        n, k = idx.shape
+        rows = torch.arange(n, device=idx.device).repeat_interleave(k)
+        xt = torch.sparse_coo_tensor(torch.stack([idx.reshape(-1), rows]), val.reshape(-1),
+                                     (ctx.size_in, n), check_invariants=False)
+        return None, None, torch.sparse.mm(xt, grad.contiguous())
 
-    return SparseLinear.apply
+
+sparse_linear = SparseLinear.apply
 
 
 @dataclass(frozen=True)
@@ -142,7 +135,6 @@ class CardRows:
         return dict(zip(self.COLUMNS, (self.ids, self.prior, self.feats)))
 
     def to_torch(self, device) -> CardRows:
-        torch = _torch()
         return CardRows(*(torch.from_numpy(np.ascontiguousarray(x)).to(device)
                           for x in (self.ids, self.prior, self.feats)))
 
@@ -150,7 +142,6 @@ class CardRows:
 def card_logits(cards: CardRows, score_net, beta):
     """52 logits from the per-card scores ``beta * prior + score_net(feats)`` of each row's
     legal cards (torch); cards not in the row get 0 (the mask removes them)."""
-    torch = _torch()
     score = beta * cards.prior + score_net(cards.feats).squeeze(-1)          # (n, slots)
     slot_card = torch.where(cards.ids >= 0, cards.ids, NUM_CARDS)           # unused: column 52
     out = torch.zeros((len(score), NUM_CARDS + 1), dtype=score.dtype, device=score.device)
@@ -163,130 +154,129 @@ def critic_inputs(config: SelfPlayConfig) -> int:
     return OBS_SIZE + (HIDDEN_SIZE if config.privileged_critic else 0)
 
 
-def make_network(config: SelfPlayConfig):
-    """The actor-critic of ``config`` (a ``torch.nn.Module``)."""
-    torch = _torch()
-    nn = torch.nn
-    sparse_linear = _sparse_linear()
+class ActorCritic(nn.Module):
+    """Actor: MLP -> 52 logits (linear or per-card head). Critic: its own MLP -> 1."""
+
+    def __init__(self, config: SelfPlayConfig) -> None:
+        super().__init__()
+        sizes = [OBS_SIZE, *config.net_arch]
+        width = sizes[-1]
+        self.actor = _mlp(sizes)
+        self.hidden_in = critic_inputs(config) - OBS_SIZE
+        self.per_card = config.policy in ("cards", "keeps")
+        self.keeps = config.policy == "keeps"
+        if self.keeps:
+            self.keep_ctx = _init(nn.Linear(width, config.keep_ctx), 1.0)
+            self.keep_net = throw_net(config.keep_arch, config.keep_ctx)
+            self.tables = throw_tables_torch()
+        if self.per_card:
+            d = config.card_dim
+            self.query = _init(nn.Linear(width, d), 0.01)
+            self.rank = nn.Parameter(torch.randn(13, d) / math.sqrt(d))
+            self.suit = nn.Parameter(torch.randn(4, d) / math.sqrt(d))
+            self.card = nn.Parameter(torch.zeros(NUM_CARDS, d))
+            self.card_bias = nn.Parameter(torch.zeros(NUM_CARDS))
+        else:
+            self.head = _init(nn.Linear(width, NUM_CARDS), 0.01)
+        self.critic = nn.Sequential(_mlp([critic_inputs(config), *config.net_arch]),
+                                    _init(nn.Linear(width, 1), 1.0))
+
+    def action_layer(self):
+        """(weight (52, width), bias (52,)) of the actor's last layer."""
+        if not self.per_card:
+            return self.head.weight, self.head.bias
+        emb = self.rank.repeat_interleave(4, 0) + self.suit.repeat(13, 1) + self.card
+        return emb @ self.query.weight, emb @ self.query.bias + self.card_bias
+
+    def logits(self, obs, layer=None, cards=None):
+        """Logits of ``obs``; ``layer``: the action layer when the caller has it already
+        (the rollouts compute it once per collection). ``cards``: unused (the
+        ``expert-prior`` network's input)."""
+        return self._head(obs, self.actor(obs), layer)
+
+    def _head(self, obs, h, layer=None):
+        """The logits from the actor's last hidden layer ``h`` (the throw head reads the
+        observation rows ``obs`` too)."""
+        w, b = self.action_layer() if layer is None else layer
+        out = h @ w.T + b
+        if self.keeps:
+            out = throw_logits(obs, h, out, self.keep_ctx, self.keep_net, self.tables)
+        return out
+
+    def value(self, obs):
+        """The critic's value of its input rows (:func:`critic_inputs` wide)."""
+        return self.critic(obs).squeeze(-1)
+
+    def logits_and_value(self, x: SparseRows):
+        """``(logits, value)`` of the critic's input rows given as :class:`SparseRows`
+        (the observation first, then with ``privileged_critic`` the hidden cards, which
+        the actor does not read): the same numbers as ``logits`` and ``value`` of the
+        dense rows (up to float rounding), the actor's and critic's first layers computed
+        together from the non-zero entries."""
+        a0, c0 = self.actor[0], self.critic[0][0]
+        width = a0.out_features
+        aw = a0.weight
+        if self.hidden_in:
+            aw = torch.cat([aw, aw.new_zeros(width, self.hidden_in)], 1)
+        w = torch.cat([aw, c0.weight]).t().contiguous()     # (critic inputs, 2 width)
+        z = sparse_linear(x.idx, x.val, w) + torch.cat([a0.bias, c0.bias])
+        h = self.actor[1:](z[:, :width])
+        v = self.critic[1:](self.critic[0][1:](z[:, width:])).squeeze(-1)
+        return self._head(None if x.dense is None else x.dense[:, :OBS_SIZE], h), v
+
+
+def make_network(config: SelfPlayConfig) -> nn.Module:
+    """The actor-critic of ``config``: :class:`PriorActorCritic` for ``policy="expert-prior"``,
+    else :class:`ActorCritic`. Both answer ``logits``, ``value``, ``logits_and_value`` and
+    ``load_policy_file``, and :func:`export_arrays` writes either."""
     if config.policy == "expert-prior":
-        return _prior_network(config, sparse_linear)
-
-    class ActorCritic(nn.Module):
-        """Actor: MLP -> 52 logits (linear or per-card head). Critic: its own MLP -> 1."""
-
-        def __init__(self) -> None:
-            super().__init__()
-            sizes = [OBS_SIZE, *config.net_arch]
-            width = sizes[-1]
-            self.actor = _mlp(sizes)
-            self.hidden_in = critic_inputs(config) - OBS_SIZE
-            self.per_card = config.policy in ("cards", "keeps")
-            self.keeps = config.policy == "keeps"
-            if self.keeps:
-                self.keep_ctx = _init(nn.Linear(width, config.keep_ctx), 1.0)
-                self.keep_net = throw_net(config.keep_arch, config.keep_ctx)
-                self.tables = throw_tables_torch()
-            if self.per_card:
-                d = config.card_dim
-                self.query = _init(nn.Linear(width, d), 0.01)
-                self.rank = nn.Parameter(torch.randn(13, d) / math.sqrt(d))
-                self.suit = nn.Parameter(torch.randn(4, d) / math.sqrt(d))
-                self.card = nn.Parameter(torch.zeros(NUM_CARDS, d))
-                self.card_bias = nn.Parameter(torch.zeros(NUM_CARDS))
-            else:
-                self.head = _init(nn.Linear(width, NUM_CARDS), 0.01)
-            self.critic = nn.Sequential(_mlp([critic_inputs(config), *config.net_arch]),
-                                        _init(nn.Linear(width, 1), 1.0))
-
-        def action_layer(self):
-            """(weight (52, width), bias (52,)) of the actor's last layer."""
-            if not self.per_card:
-                return self.head.weight, self.head.bias
-            emb = self.rank.repeat_interleave(4, 0) + self.suit.repeat(13, 1) + self.card
-            return emb @ self.query.weight, emb @ self.query.bias + self.card_bias
-
-        def logits(self, obs, layer=None, cards=None):
-            """Logits of ``obs``; ``layer``: the action layer when the caller has it already
-            (the rollouts compute it once per collection). ``cards``: unused (the
-            ``expert-prior`` network's input)."""
-            return self._head(obs, self.actor(obs), layer)
-
-        def _head(self, obs, h, layer=None):
-            """The logits from the actor's last hidden layer ``h`` (the throw head reads the
-            observation rows ``obs`` too)."""
-            w, b = self.action_layer() if layer is None else layer
-            out = h @ w.T + b
-            if self.keeps:
-                out = throw_logits(obs, h, out, self.keep_ctx, self.keep_net, self.tables)
-            return out
-
-        def value(self, obs):
-            """The critic's value of its input rows (:func:`critic_inputs` wide)."""
-            return self.critic(obs).squeeze(-1)
-
-        def logits_and_value(self, x: SparseRows):
-            """``(logits, value)`` of the critic's input rows given as :class:`SparseRows`
-            (the observation first, then with ``privileged_critic`` the hidden cards, which
-            the actor does not read): the same numbers as ``logits`` and ``value`` of the
-            dense rows (up to float rounding), the actor's and critic's first layers computed
-            together from the non-zero entries."""
-            a0, c0 = self.actor[0], self.critic[0][0]
-            width = a0.out_features
-            aw = a0.weight
-            if self.hidden_in:
-                aw = torch.cat([aw, aw.new_zeros(width, self.hidden_in)], 1)
-            w = torch.cat([aw, c0.weight]).t().contiguous()     # (critic inputs, 2 width)
-            z = sparse_linear(x.idx, x.val, w) + torch.cat([a0.bias, c0.bias])
-            h = self.actor[1:](z[:, :width])
-            v = self.critic[1:](self.critic[0][1:](z[:, width:])).squeeze(-1)
-            return self._head(None if x.dense is None else x.dense[:, :OBS_SIZE], h), v
-
-    return ActorCritic()
+        return PriorActorCritic(config)
+    return ActorCritic(config)
 
 
-def _prior_network(config: SelfPlayConfig, sparse_linear):
+
+
+class PriorActorCritic(nn.Module):
     """The ``expert-prior`` actor-critic: actor :func:`card_logits` (one small MLP shared by
     every card; its last layer starts at zero, so the untrained policy is the softmax of
     ``beta`` x the expert's values), critic an MLP on the observation."""
-    torch = _torch()
-    nn = torch.nn
 
-    class PriorActorCritic(nn.Module):
-        keeps = False
+    keeps = False
 
-        def __init__(self) -> None:
-            super().__init__()
-            from agents.features import NUM_FEATURES
+    def __init__(self, config: SelfPlayConfig) -> None:
+        super().__init__()
+        self.card_arch = config.card_arch
+        from agents.features import NUM_FEATURES
 
-            out = nn.Linear(config.card_arch[-1], 1)
-            nn.init.zeros_(out.weight)
-            nn.init.zeros_(out.bias)
-            self.card_net = nn.Sequential(_mlp([NUM_FEATURES, *config.card_arch]), out)
-            self.log_beta = nn.Parameter(torch.tensor(math.log(config.beta)))
-            sizes = [critic_inputs(config), *config.net_arch]
-            self.critic = nn.Sequential(_mlp(sizes), _init(nn.Linear(sizes[-1], 1), 1.0))
+        out = nn.Linear(config.card_arch[-1], 1)
+        nn.init.zeros_(out.weight)
+        nn.init.zeros_(out.bias)
+        self.card_net = nn.Sequential(_mlp([NUM_FEATURES, *config.card_arch]), out)
+        self.log_beta = nn.Parameter(torch.tensor(math.log(config.beta)))
+        sizes = [critic_inputs(config), *config.net_arch]
+        self.critic = nn.Sequential(_mlp(sizes), _init(nn.Linear(sizes[-1], 1), 1.0))
 
-        def action_layer(self):
-            return None
+    def action_layer(self):
+        return None
 
-        def logits(self, obs, layer=None, cards: CardRows | None = None):
-            return card_logits(cards, self.card_net, self.log_beta.exp())
+    def logits(self, obs, layer=None, cards: CardRows | None = None):
+        return card_logits(cards, self.card_net, self.log_beta.exp())
 
-        def value(self, obs):
-            return self.critic(obs).squeeze(-1)
+    def value(self, obs):
+        return self.critic(obs).squeeze(-1)
 
-        def logits_and_value(self, x: SparseRows, cards: CardRows | None = None):
-            first = self.critic[0][0]
-            z = sparse_linear(x.idx, x.val, first.weight.t().contiguous()) + first.bias
-            v = self.critic[1:](self.critic[0][1:](z)).squeeze(-1)
-            return self.logits(None, cards=cards), v
+    def logits_and_value(self, x: SparseRows, cards: CardRows | None = None):
+        first = self.critic[0][0]
+        z = sparse_linear(x.idx, x.val, first.weight.t().contiguous()) + first.bias
+        v = self.critic[1:](self.critic[0][1:](z)).squeeze(-1)
+        return self.logits(None, cards=cards), v
 
-        def load_policy_file(self, path: str | Path) -> None:
-            """Start from an ``expert-prior`` policy file's card network and beta."""
-            linears = [m for m in self.card_net.modules() if isinstance(m, nn.Linear)]
-            load_card_network(linears, self.log_beta, path, config.card_arch)
+    def load_policy_file(self, path: str | Path) -> None:
+        """Start from an ``expert-prior`` policy file's card network and beta."""
+        linears = [m for m in self.card_net.modules() if isinstance(m, nn.Linear)]
+        load_card_network(linears, self.log_beta, path, self.card_arch)
 
-    return PriorActorCritic()
+
 
 
 def card_network_arrays(linears: list[Any], log_beta) -> dict[str, np.ndarray]:
@@ -307,7 +297,6 @@ def load_card_network(linears: list[Any], log_beta, path: str | Path,
     :class:`agents.ppo.PolicyFileError` names a file of another network or other layer sizes."""
     from agents.ppo import ExpertPriorActor, PolicyFileError, load_policy, policy_path
 
-    torch = _torch()
     loaded = load_policy(policy_path(path))
     if not isinstance(loaded, ExpertPriorActor):
         raise PolicyFileError(f"{path} is not an expert-prior policy file")
@@ -326,7 +315,6 @@ def throw_net(sizes: list[int], ctx: int):
     """The throw head's scorer: (34 counts + ``ctx``) -> hidden ``sizes`` -> 1 score."""
     from agents.ppo import THROW_FEATURES
 
-    nn = _torch().nn
     return nn.Sequential(_mlp([THROW_FEATURES + ctx, *sizes]), _init(nn.Linear(sizes[-1], 1),
                                                                      0.01))
 
@@ -335,7 +323,6 @@ def throw_tables_torch() -> dict[int, tuple[Any, Any, Any]]:
     """:func:`agents.ppo.throw_tables` for 5 and 6 cards held, as torch tensors."""
     from agents.ppo import throw_tables
 
-    torch = _torch()
     return {n: tuple(torch.from_numpy(t) for t in throw_tables(n)) for n in (5, 6)}
 
 
@@ -346,7 +333,6 @@ def throw_logits(obs, h, logits, ctx, score_net, tables):
     cards already laid away) it is in. The torch twin of :class:`agents.ppo.KeepsActor`."""
     from agents.ppo import PHASE_DISCARD
 
-    torch = _torch()
     one_hot = torch.nn.functional.one_hot
 
     def counts(ids):
@@ -384,7 +370,6 @@ def throw_logits(obs, h, logits, ctx, score_net, tables):
 
 def masked_log_probs(logits, mask):
     """Log-probabilities of the legal cards (illegal ones get -inf-like values, probability 0)."""
-    torch = _torch()
     return torch.log_softmax(logits.masked_fill(~mask, -1e9), dim=-1)
 
 
@@ -406,7 +391,6 @@ def entropy(logp, mask):
 def export_arrays(net) -> dict[str, np.ndarray]:
     """The actor as the tensors of an :mod:`agents.ppo` ``mlp``, ``keeps`` or
     ``expert-prior`` policy file."""
-    torch = _torch()
     out: dict[str, np.ndarray] = {}
     if hasattr(net, "card_net"):
         return card_network_arrays([m for m in net.card_net.modules()

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import torch
 
 from cribenv.game import Rules
 from cribenv.observation import OBS_SIZE
@@ -15,7 +16,6 @@ from cribenv.vector import VectorGame
 from train.selfplay_config import EXPERT, SelfPlayConfig
 from train.selfplay_network import (
     CardRows,
-    _torch,
     card_logits,
     throw_logits,
     throw_tables_torch,
@@ -220,7 +220,6 @@ def frozen_actor(path: Path, device: str = "cpu"):
     the trainer's torch threads, where numpy's BLAS may start threads of its own.)"""
     from agents.ppo import ExpertPriorActor, KeepsActor, load_policy
 
-    torch = _torch()
     policy = load_policy(path)
 
     def linears(weights) -> list[Any]:
