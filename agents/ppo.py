@@ -287,7 +287,7 @@ def throw_features(cards: np.ndarray, thrown: np.ndarray, kept: np.ndarray) -> n
 
 class KeepsActor(MlpActor):
     """The actor of a ``keeps`` policy file: an :class:`MlpActor` whose discard logits come
-    from the throw head (the torch network is :func:`train.selfplay_network.make_network` with
+    from the throw head (the torch network is :func:`train.networks.make_network` with
     ``policy="keeps"``)."""
 
     arch = "keeps"

@@ -1,5 +1,5 @@
-"""``cribenv.env()``'s one-layer wrapper (``cribenv.standard_wrapper.StandardWrapper``) against PettingZoo's
-stock wrapper stack, and no private PettingZoo name anywhere in cribenv/.
+"""``cribenv.env()``'s one-layer wrapper (``cribenv.standard_wrapper.StandardWrapper``) against
+PettingZoo's stock wrapper stack, and no private PettingZoo name anywhere in cribenv/.
 
 The wrapper exists for speed (one layer, no ``BaseWrapper.__getattr__`` chain per state
 lookup); these tests hold it to PettingZoo's behaviour and to PettingZoo's public API, so a

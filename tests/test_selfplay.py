@@ -22,10 +22,10 @@ from agents.ppo import load_policy  # noqa: E402
 from cribenv.game import Game, Rules  # noqa: E402
 from cribenv.observation import OBS_SIZE, OFFSETS, encode  # noqa: E402
 from cribenv.vector import HIDDEN_SIZE  # noqa: E402
-from train import selfplay, selfplay_config, selfplay_network, selfplay_rollout  # noqa: E402
+from train import networks, selfplay, selfplay_config, selfplay_rollout  # noqa: E402
 from train.checkpoints import CheckpointError  # noqa: E402
+from train.networks import export_policy, make_network  # noqa: E402
 from train.selfplay import SelfPlayConfig, train  # noqa: E402
-from train.selfplay_network import export_policy, make_network  # noqa: E402
 from train.selfplay_rollout import SeatRollout  # noqa: E402
 
 TINY = dict(n_games=8, n_steps=16, minibatch_size=64, n_epochs=1, net_arch=[16], card_dim=4,
@@ -37,7 +37,7 @@ def tiny(**kw) -> SelfPlayConfig:
     return SelfPlayConfig(**{**TINY, "total_steps": 512, **kw})
 
 
-@pytest.mark.parametrize("module", [selfplay, selfplay_config, selfplay_network,
+@pytest.mark.parametrize("module", [selfplay, selfplay_config, networks,
                                     selfplay_rollout])
 def test_doctests(module):
     assert doctest.testmod(module).failed == 0
@@ -188,8 +188,8 @@ def test_update_sparse_path_equals_the_dense_network(head, players, privileged):
         hidden = (torch.rand(len(obs), HIDDEN_SIZE, generator=torch.Generator().manual_seed(1))
                   < 0.05).float()
         x = torch.cat([obs, hidden], 1)
-    assert selfplay_network.critic_inputs(cfg) == x.shape[1]
-    rows = selfplay_network.sparse_rows(x, keep_dense=head == "keeps")
+    assert networks.critic_inputs(cfg) == x.shape[1]
+    rows = networks.sparse_rows(x, keep_dense=head == "keeps")
     assert rows.idx.shape[1] == int((x != 0).sum(1).max()) < x.shape[1] // 4
     dense_x = torch.zeros_like(x).scatter_add_(1, rows.idx, rows.val)
     assert torch.equal(dense_x, x)                    # the rows hold every entry, once
@@ -270,7 +270,7 @@ def test_masked_sampling_never_picks_illegal_cards():
     mask[np.arange(500), rng.integers(0, 52, 500)] = True
     picks = selfplay_rollout.sample_masked(logits, mask, rng)
     assert mask[np.arange(500), picks].all()
-    logp = selfplay_network.masked_log_probs(torch.from_numpy(logits).float(),
+    logp = networks.masked_log_probs(torch.from_numpy(logits).float(),
                                              torch.from_numpy(mask))
     assert torch.allclose(logp.exp().sum(1), torch.ones(500))
     assert (logp.exp()[~torch.from_numpy(mask)] == 0).all()
@@ -430,7 +430,7 @@ def test_damaged_keeps_policy_files_are_refused_naming_the_part(tmp_path):
     from agents.ppo import PolicyFileError, save_tensors
 
     cfg = SelfPlayConfig(policy="keeps", net_arch=[16], keep_arch=[8], keep_ctx=4)
-    tensors = selfplay_network.export_arrays(make_network(cfg))
+    tensors = networks.export_arrays(make_network(cfg))
     meta = {"arch": "keeps", "activation": "relu"}
     no_head = {k: v for k, v in tensors.items() if not k.startswith("keep.ctx")}
     with pytest.raises(PolicyFileError, match="no throw head"):
@@ -450,7 +450,7 @@ def test_entropy_and_its_gradient_are_the_legal_cards_categoricals():
     logits = torch.randn(200, 52, requires_grad=True)
     mask = torch.rand(200, 52) < 0.12
     mask[:, 7] = True
-    ours = selfplay_network.entropy(selfplay_network.masked_log_probs(logits, mask), mask)
+    ours = networks.entropy(networks.masked_log_probs(logits, mask), mask)
     theirs = torch.stack([torch.distributions.Categorical(logits=row[m]).entropy()
                           for row, m in zip(logits, mask)])
     torch.testing.assert_close(ours, theirs)

@@ -26,9 +26,9 @@ from cribenv.cli import main  # noqa: E402
 from cribenv.game import Game, Phase, Rules  # noqa: E402
 from cribenv.observation import encode  # noqa: E402
 from cribenv.vector import HIDDEN_SIZE  # noqa: E402
-from train import selfplay_network, selfplay_rollout  # noqa: E402
+from train import networks, selfplay_rollout  # noqa: E402
+from train.networks import CardRows, export_policy, make_network  # noqa: E402
 from train.selfplay import SelfPlayConfig, train  # noqa: E402
-from train.selfplay_network import CardRows, export_policy, make_network  # noqa: E402
 
 PRIOR = dict(policy="expert-prior", net_arch=[16], n_games=8, n_steps=16, minibatch_size=64,
              n_epochs=1, threads=1, heuristics=["random"], eval_games=0, snapshot_every=128,
@@ -104,7 +104,7 @@ def test_update_path_equals_the_dense_network(privileged):
         loss.backward()
         return [p.grad.clone() for p in net.parameters()]
 
-    logits, value = net.logits_and_value(selfplay_network.sparse_rows(x), cards)
+    logits, value = net.logits_and_value(networks.sparse_rows(x), cards)
     sparse = grads((logits * weights).sum() + value.square().sum())
     dense_logits, dense_value = net.logits(x, cards=cards), net.value(x)
     dense = grads((dense_logits * weights).sum() + dense_value.square().sum())

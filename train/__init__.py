@@ -3,7 +3,7 @@
 * Settings, torch-free (``cribenv train --help`` stays quick): ``config`` (the shared checks
   and the SB3 backend's ``TrainConfig``), ``selfplay_config``, ``rllib_config``; ``command``
   is ``cribenv train``.
-* The self-play trainer on the batched engine: ``selfplay`` (the loop), ``selfplay_network``
+* The self-play trainer on the batched engine: ``selfplay`` (the loop), ``networks``
   (the networks and their export), ``selfplay_rollout`` (seats as rows, the snapshot pool,
   the batch of games).
 * The other backends: ``sb3_trainer`` (MaskablePPO on the single-agent wrapper, with ``pool``,

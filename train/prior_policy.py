@@ -20,8 +20,7 @@ from torch import nn
 
 from agents.features import INPUT_SIZE, NUM_FEATURES, augment
 from cribenv.observation import OBS_SIZE
-
-_ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh}
+from train.networks import ACTIVATIONS, card_network_arrays, load_card_network, mlp
 
 
 class ExpertFeatureObservation(gymnasium.ObservationWrapper):
@@ -39,13 +38,6 @@ class ExpertFeatureObservation(gymnasium.ObservationWrapper):
         return self.env.unwrapped.action_masks()
 
 
-def mlp(sizes: list[int], activation: type[nn.Module]) -> nn.Sequential:
-    layers: list[nn.Module] = []
-    for a, b in zip(sizes[:-1], sizes[1:]):
-        layers += [nn.Linear(a, b), activation()]
-    return nn.Sequential(*layers)
-
-
 class ExpertPriorModule(nn.Module):
     """The expert-prior network in torch, in SB3's ``mlp_extractor`` slot: ``latent_pi`` is the
     52 card logits themselves, ``latent_vf`` the critic's last hidden layer."""
@@ -53,13 +45,13 @@ class ExpertPriorModule(nn.Module):
     def __init__(self, card_hidden: list[int], value_hidden: list[int], activation: str,
                  beta: float) -> None:
         super().__init__()
-        act = _ACTIVATIONS[activation]
-        self.card_net = mlp([NUM_FEATURES, *card_hidden], act)
+        act = ACTIVATIONS[activation]
+        self.card_net = mlp([NUM_FEATURES, *card_hidden], act, orthogonal=False)
         self.card_out = nn.Linear(card_hidden[-1] if card_hidden else NUM_FEATURES, 1)
         nn.init.zeros_(self.card_out.weight)
         nn.init.zeros_(self.card_out.bias)
         self.log_beta = nn.Parameter(torch.tensor(float(np.log(beta))))
-        self.value_net = mlp([OBS_SIZE, *value_hidden], act)
+        self.value_net = mlp([OBS_SIZE, *value_hidden], act, orthogonal=False)
         self.latent_dim_pi = 52
         self.latent_dim_vf = value_hidden[-1] if value_hidden else OBS_SIZE
 
@@ -108,17 +100,13 @@ class ExpertPriorPolicy(MaskableActorCriticPolicy):
 
 def prior_arrays(policy: ExpertPriorPolicy) -> dict[str, np.ndarray]:
     """The actor's weights as numpy arrays, named as in a policy file."""
-    from train.selfplay_network import card_network_arrays
-
     nets = policy.mlp_extractor
     linears = [m for m in nets.card_net if isinstance(m, nn.Linear)] + [nets.card_out]
     return card_network_arrays(linears, nets.log_beta)
 
 
-def load_card_network(policy: ExpertPriorPolicy, path: str) -> None:
+def start_from_policy_file(policy: ExpertPriorPolicy, path: str) -> None:
     """Copy the card network and beta of an expert-prior policy file into ``policy``."""
-    from train.selfplay_network import load_card_network as copy_into
-
     nets = policy.mlp_extractor
     linears = [m for m in nets.card_net if isinstance(m, nn.Linear)] + [nets.card_out]
-    copy_into(linears, nets.log_beta, path, policy.card_hidden)
+    load_card_network(linears, nets.log_beta, path, policy.card_hidden)

@@ -48,6 +48,7 @@ from train.config import TrainConfig
 from train.evaluation import append_csv, evaluation_row
 from train.export import LearnerAgent, export_policy
 from train.learning_curve import plot_learning_curve
+from train.networks import ACTIVATIONS
 from train.pool import OpponentPool, PoolOpponent
 
 
@@ -79,7 +80,7 @@ def new_model(config: TrainConfig, env):
     ``config.init_policy`` when set)."""
     from sb3_contrib import MaskablePPO
 
-    activation = {"relu": torch.nn.ReLU, "tanh": torch.nn.Tanh}[config.activation]
+    activation = ACTIVATIONS[config.activation]
     if config.policy == "expert-prior":
         from train.prior_policy import ExpertPriorPolicy
 
@@ -98,9 +99,9 @@ def new_model(config: TrainConfig, env):
         vf_coef=config.vf_coef, target_kl=config.target_kl or None, seed=config.seed,
         device="cpu", verbose=0, policy_kwargs=policy_kwargs)
     if config.init_policy:
-        from train.prior_policy import load_card_network
+        from train.prior_policy import start_from_policy_file
 
-        load_card_network(model.policy, config.init_policy)
+        start_from_policy_file(model.policy, config.init_policy)
     return model
 
 

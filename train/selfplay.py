@@ -4,7 +4,7 @@ The run's pieces live one per module, read in this order:
 
 1. **Settings**: :class:`train.selfplay_config.SelfPlayConfig` (saved as ``config.json`` in the
    run folder), torch-free.
-2. **The networks**: :mod:`train.selfplay_network`, an actor on the 601-entry observation
+2. **The networks**: :mod:`train.networks`, an actor on the 601-entry observation
    giving 52 logits (a linear head ``mlp``, a per-card head ``cards``, a throw head for the
    discard ``keeps``, or ``expert-prior``) and a separate critic MLP; each exports as a
    ``ppo:PATH`` policy file that :mod:`agents.ppo` plays with numpy.
@@ -53,8 +53,7 @@ from train.checkpoints import (
 )
 from train.evaluation import append_csv, evaluation_row
 from train.learning_curve import numeric_rows, plot_learning_curve, plot_win_rates
-from train.selfplay_config import EXPERT, TRAINER, SelfPlayConfig
-from train.selfplay_network import (
+from train.networks import (
     CardRows,
     entropy,
     export_policy,
@@ -62,6 +61,7 @@ from train.selfplay_network import (
     masked_log_probs,
     sparse_rows,
 )
+from train.selfplay_config import EXPERT, TRAINER, SelfPlayConfig
 from train.selfplay_rollout import Games, SeatRollout, SnapshotPool, expert_cards, sample_masked
 
 __all__ = ["SelfPlayConfig", "train", "plot_training"]

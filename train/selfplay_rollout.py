@@ -13,13 +13,13 @@ import torch
 from cribenv.game import Rules
 from cribenv.observation import OBS_SIZE
 from cribenv.vector import VectorGame
-from train.selfplay_config import EXPERT, SelfPlayConfig
-from train.selfplay_network import (
+from train.networks import (
     CardRows,
     card_logits,
     throw_logits,
     throw_tables_torch,
 )
+from train.selfplay_config import EXPERT, SelfPlayConfig
 
 # ------------------------------------------------------------------------------------------
 # 3. Seats as rows: credit assignment and GAE

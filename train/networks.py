@@ -1,4 +1,6 @@
-"""The self-play actor-critic networks (torch) and their export as a ``ppo:PATH`` policy file.
+"""The torch networks of the trainers, and their export as a ``ppo:PATH`` policy file: the
+self-play actor-critics, and the layers the SB3 expert-prior policy
+(:mod:`train.prior_policy`) builds from (:func:`mlp`, :data:`ACTIVATIONS`).
 
 ``policy="mlp"``: an MLP on the observation and a linear head of 52 logits; ``"cards"``: a
 per-card head (logit of card c = query(h) . embedding(c) + bias(c), the embedding the sum of a
@@ -23,12 +25,23 @@ from cribenv.observation import OBS_SIZE
 from cribenv.vector import HIDDEN_SIZE
 from train.selfplay_config import NUM_CARDS, SelfPlayConfig
 
+#: A network setting's activation names (``TrainConfig.activation``) as torch modules.
+ACTIVATIONS: dict[str, type[nn.Module]] = {"relu": nn.ReLU, "tanh": nn.Tanh}
 
-def _mlp(sizes: list[int]) -> nn.Sequential:
-    """Linear layers of ``sizes`` with ReLUs, orthogonal initialisation (gain sqrt 2)."""
+
+def mlp(sizes: list[int], activation: type[nn.Module] = nn.ReLU,
+        orthogonal: bool = True) -> nn.Sequential:
+    """Linear layers of ``sizes``, each followed by ``activation``; ``orthogonal``: weights
+    initialised orthogonally with gain sqrt 2 and zero biases (the self-play trainer's, as
+    CleanRL's), else torch's default initialisation (the SB3 expert-prior policy's).
+
+    >>> [type(m).__name__ for m in mlp([4, 8, 2])]
+    ['Linear', 'ReLU', 'Linear', 'ReLU']
+    """
     layers: list[Any] = []
     for a, b in zip(sizes[:-1], sizes[1:]):
-        layers += [_init(nn.Linear(a, b), math.sqrt(2)), nn.ReLU()]
+        linear = nn.Linear(a, b)
+        layers += [_init(linear, math.sqrt(2)) if orthogonal else linear, activation()]
     return nn.Sequential(*layers)
 
 
@@ -161,7 +174,7 @@ class ActorCritic(nn.Module):
         super().__init__()
         sizes = [OBS_SIZE, *config.net_arch]
         width = sizes[-1]
-        self.actor = _mlp(sizes)
+        self.actor = mlp(sizes)
         self.hidden_in = critic_inputs(config) - OBS_SIZE
         self.per_card = config.policy in ("cards", "keeps")
         self.keeps = config.policy == "keeps"
@@ -178,7 +191,7 @@ class ActorCritic(nn.Module):
             self.card_bias = nn.Parameter(torch.zeros(NUM_CARDS))
         else:
             self.head = _init(nn.Linear(width, NUM_CARDS), 0.01)
-        self.critic = nn.Sequential(_mlp([critic_inputs(config), *config.net_arch]),
+        self.critic = nn.Sequential(mlp([critic_inputs(config), *config.net_arch]),
                                     _init(nn.Linear(width, 1), 1.0))
 
     def action_layer(self):
@@ -251,10 +264,10 @@ class PriorActorCritic(nn.Module):
         out = nn.Linear(config.card_arch[-1], 1)
         nn.init.zeros_(out.weight)
         nn.init.zeros_(out.bias)
-        self.card_net = nn.Sequential(_mlp([NUM_FEATURES, *config.card_arch]), out)
+        self.card_net = nn.Sequential(mlp([NUM_FEATURES, *config.card_arch]), out)
         self.log_beta = nn.Parameter(torch.tensor(math.log(config.beta)))
         sizes = [critic_inputs(config), *config.net_arch]
-        self.critic = nn.Sequential(_mlp(sizes), _init(nn.Linear(sizes[-1], 1), 1.0))
+        self.critic = nn.Sequential(mlp(sizes), _init(nn.Linear(sizes[-1], 1), 1.0))
 
     def action_layer(self):
         return None
@@ -315,7 +328,7 @@ def throw_net(sizes: list[int], ctx: int):
     """The throw head's scorer: (34 counts + ``ctx``) -> hidden ``sizes`` -> 1 score."""
     from agents.ppo import THROW_FEATURES
 
-    return nn.Sequential(_mlp([THROW_FEATURES + ctx, *sizes]), _init(nn.Linear(sizes[-1], 1),
+    return nn.Sequential(mlp([THROW_FEATURES + ctx, *sizes]), _init(nn.Linear(sizes[-1], 1),
                                                                      0.01))
 
 
