@@ -39,6 +39,23 @@ def rows(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(f))
 
 
+@pytest.fixture(scope="module")
+def small_run(tmp_path_factory) -> Path:
+    """A 300-step self-play run with its checkpoints, trained once for the module's tests."""
+    run = tmp_path_factory.mktemp("small") / "run"
+    assert main(["train", "--run-dir", str(run), *SELFPLAY, "--total-steps", "300"]) == 0
+    return run
+
+
+def copy_of(run: Path, tmp_path: Path) -> tuple[Path, Path]:
+    """A copy of ``run`` to damage, and its latest checkpoint folder."""
+    import shutil
+
+    copy = tmp_path / "run"
+    shutil.copytree(run, copy)
+    return copy, copy / "checkpoints" / (copy / "checkpoints" / "LATEST").read_text().strip()
+
+
 def test_default_threads_is_one():
     """One torch thread: on 2 cores more threads contend with the games (docs/cli.md numbers)."""
     assert TrainConfig().threads == 1 and SelfPlayConfig().threads == 1
@@ -191,15 +208,12 @@ class _Planted:
 PLANTED_MARK: list[str] = [""]
 
 
-def test_selfplay_checkpoints_are_weights_and_json_only(capsys, tmp_path):
+def test_selfplay_checkpoints_are_weights_and_json_only(small_run, capsys, tmp_path):
     """The fast trainer's resume loads model.zip with torch.load(weights_only=True) and the
     rest from JSON: a checkpoint holding a pickled object is refused, the object never built."""
     import torch
 
-    run = tmp_path / "run"
-    assert main(["train", "--run-dir", str(run), *SELFPLAY, "--total-steps", "300"]) == 0
-    capsys.readouterr()
-    latest = run / "checkpoints" / (run / "checkpoints" / "LATEST").read_text().strip()
+    run, latest = copy_of(small_run, tmp_path)
     honest = torch.load(latest / "model.zip", weights_only=True)   # tensors and numbers only
     assert set(honest) == {"net", "optimizer", "torch_gen"}
     json.loads((latest / "state.json").read_text())                 # the rest is JSON
@@ -279,12 +293,9 @@ def test_every_backend_checks_its_settings_by_the_same_table(capsys, tmp_path, b
 
 @pytest.mark.parametrize("change", [{"step": -50}, {"step": "abc"}, {"step": None},
                                     {"step": 10**9}])
-def test_a_damaged_step_is_refused_and_loses_no_log_row(capsys, tmp_path, change):
+def test_a_damaged_step_is_refused_and_loses_no_log_row(small_run, capsys, tmp_path, change):
     """``"step": -50`` once resumed with exit 0 and deleted all of eval.csv."""
-    run = tmp_path / "run"
-    assert main(["train", "--run-dir", str(run), *SELFPLAY, "--total-steps", "300"]) == 0
-    capsys.readouterr()
-    latest = run / "checkpoints" / (run / "checkpoints" / "LATEST").read_text().strip()
+    run, latest = copy_of(small_run, tmp_path)
     state = json.loads((latest / "state.json").read_text())
     state.update(change)
     if change["step"] is None:
@@ -327,15 +338,12 @@ class _Reduces:
     (lambda a: {**a, "net": {"w": [1.0, 2.0]}}, "its 'net' is not a set of named tensors"),
     (lambda a: {**a, "optimizer": _Reduces()}, "it holds a Python object (posix.getcwd), not"),
 ])
-def test_a_damaged_model_zip_is_named_and_refused(capsys, tmp_path, damage, words):
+def test_a_damaged_model_zip_is_named_and_refused(small_run, capsys, tmp_path, damage, words):
     """Each once ended a resume in a traceback (KeyError 'net', a size mismatch), or in
     torch's own advice to unpickle; now: exit 2, one line naming model.zip, nothing changed."""
     import torch
 
-    run = tmp_path / "run"
-    assert main(["train", "--run-dir", str(run), *SELFPLAY, "--total-steps", "300"]) == 0
-    capsys.readouterr()
-    latest = run / "checkpoints" / (run / "checkpoints" / "LATEST").read_text().strip()
+    run, latest = copy_of(small_run, tmp_path)
     torch.save(damage(torch.load(latest / "model.zip", weights_only=True)), latest / "model.zip")
     before = {p: p.read_bytes() for p in run.rglob("*") if p.is_file()}
     status, out, err = cli(capsys, "train", "--run-dir", str(run), "--resume", "--total-steps",
@@ -352,11 +360,8 @@ def test_a_damaged_model_zip_is_named_and_refused(capsys, tmp_path, damage, word
     ({"wall_s": "soon"}, "wall_s is 'soon', not a number"),
     ({"numpy_rng": {"bit_generator": "PCG64", "state": "x"}}, "numpy_rng is not a generator"),
 ])
-def test_a_damaged_state_json_is_named_and_refused(capsys, tmp_path, change, words):
-    run = tmp_path / "run"
-    assert main(["train", "--run-dir", str(run), *SELFPLAY, "--total-steps", "300"]) == 0
-    capsys.readouterr()
-    latest = run / "checkpoints" / (run / "checkpoints" / "LATEST").read_text().strip()
+def test_a_damaged_state_json_is_named_and_refused(small_run, capsys, tmp_path, change, words):
+    run, latest = copy_of(small_run, tmp_path)
     state = json.loads((latest / "state.json").read_text())
     state.update(change)
     state = {k: v for k, v in state.items() if v is not None}
@@ -368,13 +373,12 @@ def test_a_damaged_state_json_is_named_and_refused(capsys, tmp_path, change, wor
     assert {p: p.read_bytes() for p in run.rglob("*") if p.is_file()} == before
 
 
-def test_a_garbage_log_line_and_a_deleted_policy_do_not_fail_a_resume(capsys, tmp_path):
+def test_a_garbage_log_line_and_a_deleted_policy_do_not_fail_a_resume(small_run, capsys,
+                                                                       tmp_path):
     """A damaged line in progress.csv or eval.csv once ended a finished run in a traceback
     (the plots); policy.safetensors deleted after the last checkpoint was 'nothing left to
     train' with no policy written."""
-    run = tmp_path / "run"
-    assert main(["train", "--run-dir", str(run), *SELFPLAY, "--total-steps", "300"]) == 0
-    capsys.readouterr()
+    run, _ = copy_of(small_run, tmp_path)
     for name in ("logs/progress.csv", "eval.csv"):
         with (run / name).open("a") as f:
             f.write("garbage,\x00,not a number\n")
@@ -393,7 +397,8 @@ def test_every_backends_defaults_and_shipped_configs_pass_the_table():
         kind.from_dict(kind().to_dict())   # a saved run's settings load back unchanged
 
 
-def test_a_full_disk_mid_run_is_exit_2_and_the_resume_finishes(capsys, tmp_path, monkeypatch):
+def test_a_full_disk_mid_run_is_exit_2_and_the_resume_finishes(small_run, capsys, tmp_path,
+                                                               monkeypatch):
     """torch words a full disk "unexpected pos" (a RuntimeError) and safetensors "os error 28":
     either, with the device full, is "no space left" and exit 2; the checkpoint in progress
     leaves no folder behind, LATEST still names the last complete one, and once there is room
@@ -405,9 +410,7 @@ def test_a_full_disk_mid_run_is_exit_2_and_the_resume_finishes(capsys, tmp_path,
 
     import cribenv.files
 
-    run = tmp_path / "run"
-    assert main(["train", "--run-dir", str(run), *SELFPLAY, "--total-steps", "300"]) == 0
-    capsys.readouterr()
+    run, _ = copy_of(small_run, tmp_path)
     latest = (run / "checkpoints" / "LATEST").read_text()
     real_save, real_statvfs = torch.save, os.statvfs
 

@@ -64,8 +64,8 @@ def test_search_finds_the_card_that_wins_the_game():
     ("search:expert?margin=nan", ">= 0"),
     ("search:expert?depth=3", "playouts=N, margin=X, throws=T or plays=T"),
     ("search:expert?playouts", "playouts=N, margin=X, throws=T or plays=T"),
-    ("search:expert?throws=0", "throws .a temperature, points. must be a finite number > 0, got 0"),
-    ("search:expert?plays=inf", "plays .a temperature, points. must be a finite number > 0, got inf"),
+    ("search:expert?throws=0", "throws .a temperature, points. must be .* > 0, got 0"),
+    ("search:expert?plays=inf", "plays .a temperature, points. must be .* > 0, got inf"),
     ("search:gredy", "gredy"),
 ])
 def test_bad_specs_are_refused_with_the_value(spec, words):
