@@ -59,23 +59,16 @@ DEFAULT_MARGIN = 0.0
 #: Deals drawn for each one kept: the kept ones are resampled from them by their likelihood.
 DRAWS = 8
 #: The throws' model: the softmax of each throw's average hand and crib points at this
-#: temperature (points); ``throws=T`` in the spec sets it.
+#: temperature (points).
 DISCARD_TEMPERATURE = 0.5
-#: The plays' model: the softmax of the expert's pegging term at this temperature (points);
-#: ``plays=T`` in the spec sets it.
-PLAY_TEMPERATURE = 1.0
-#: The spec's options (``search:BASE?playouts=600&throws=0.5``) and their types.
-OPTIONS = {"playouts": int, "margin": float, "throws": float, "plays": float}
 _SEED_MAX = 2**63 - 1
 
 
 def parse_spec(arg: str) -> tuple[str, dict[str, Any]]:
-    """``"BASE?k=v&..."`` -> ``(BASE, options)``, the options of :data:`OPTIONS`.
+    """``"BASE?k=v&..."`` -> ``(BASE, {"playouts": int, "margin": float})``.
 
     >>> parse_spec("ppo:shipped?playouts=200&margin=0.5")
     ('ppo:shipped', {'playouts': 200, 'margin': 0.5})
-    >>> parse_spec("ppo:shipped?throws=0.25")
-    ('ppo:shipped', {'throws': 0.25})
     >>> parse_spec("expert")
     ('expert', {})
     """
@@ -86,11 +79,11 @@ def parse_spec(arg: str) -> tuple[str, dict[str, Any]]:
     options: dict[str, Any] = {}
     for part in filter(None, query.split("&")):
         key, eq, value = part.partition("=")
-        if not eq or key not in OPTIONS:
-            raise ValueError(f"search option {part!r}: expected playouts=N, margin=X, "
-                             f"throws=T or plays=T (as in search:{base}?playouts=600&margin=1)")
+        if not eq or key not in ("playouts", "margin"):
+            raise ValueError(f"search option {part!r}: expected playouts=N or margin=X "
+                             f"(as in search:{base}?playouts=600&margin=1)")
         try:
-            options[key] = OPTIONS[key](value)
+            options[key] = int(value) if key == "playouts" else float(value)
         except ValueError:
             raise ValueError(f"search option {key}={value!r} is not a number") from None
     if options.get("playouts", 1) < 1:
@@ -98,10 +91,6 @@ def parse_spec(arg: str) -> tuple[str, dict[str, Any]]:
     margin = options.get("margin", 0.0)
     if not np.isfinite(margin) or margin < 0:
         raise ValueError(f"search margin must be a finite number >= 0, got {margin}")
-    for key in ("throws", "plays"):
-        if key in options and not (np.isfinite(options[key]) and options[key] > 0):
-            raise ValueError(f"search {key} (a temperature, points) must be a finite number "
-                             f"> 0, got {options[key]}")
     return base, options
 
 
@@ -117,13 +106,11 @@ class SearchAgent(ViewAgent):
 
     def __init__(self, base: str, seed: int | None = None,
                  playouts: int = DEFAULT_PLAYOUTS, margin: float = DEFAULT_MARGIN,
-                 throws: float = DISCARD_TEMPERATURE, plays: float = PLAY_TEMPERATURE,
                  name: str | None = None) -> None:
         super().__init__(seed)
         self.base = make_agent(base, seed=seed)
         self.playouts = int(playouts)
         self.margin = float(margin)
-        self.throws, self.plays = float(throws), float(plays)
         self.name = name or f"search:{base}"
         self.last: dict[str, Any] = {"rows": 0}
 
@@ -163,10 +150,10 @@ class SearchAgent(ViewAgent):
         hidden = self._deals(view, drawn)
         rules = Rules(num_players=view.num_players, target=view.target)
         drawn_games = VectorGame.from_view(view, hidden, None, rules=rules)
-        ll = (drawn_games.play_likelihood(view.seat, self.plays) if view.played
-              else np.zeros(drawn))
+        ll = drawn_games.play_likelihood(view.seat) if view.played else np.zeros(drawn)
         if view.num_players == 2:
-            ll = ll + drawn_games.discard_likelihood(view.seat, self.throws, model="ev")
+            ll = ll + drawn_games.discard_likelihood(view.seat, DISCARD_TEMPERATURE,
+                                                     model="ev")
         w = np.exp(ll - ll.max())
         w /= w.sum()
         # the deals kept: a systematic resample of the drawn ones by their weights
