@@ -1,27 +1,55 @@
-"""Pooled win rate of LABEL over several tournament DBs, with a 95% t interval over duplicate
-units (a deal's two seatings), and the paired difference of two sets."""
-import math, sqlite3, sys
-def units(dbs, label):
-    out = {}
+"""Win rate of the agent labelled ``S`` pooled over tournament databases, with a 95% interval
+over duplicate units (a deal's two seatings), and its paired difference with a second set.
+
+    python pooled.py A1.sqlite,A2.sqlite B1.sqlite,B2.sqlite
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+import sys
+
+LABEL = "S"
+
+
+def units(dbs: list[str]) -> dict[tuple[int, int], list[int]]:
+    """``(database, deal) -> [1 if S won, ...]`` over both seatings."""
+    out: dict[tuple[int, int], list[int]] = {}
     for i, db in enumerate(dbs):
-        with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as c:
-            for d, s, w, a, b in c.execute("SELECT deal, seating, winner, agent_a, agent_b FROM games"):
-                if label in (a, b):
-                    out.setdefault((i, d), []).append(int(w == label))
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+            rows = conn.execute("SELECT deal, winner, agent_a, agent_b FROM games")
+            for deal, winner, a, b in rows:
+                if LABEL in (a, b):
+                    out.setdefault((i, deal), []).append(int(winner == LABEL))
     return out
-def ci(vals):
-    n = len(vals); m = sum(vals) / n
-    var = sum((x - m) ** 2 for x in vals) / (n - 1)
-    return m, 1.96 * math.sqrt(var / n), n
-a = sys.argv[1].split(","); b = sys.argv[2].split(",") if len(sys.argv) > 2 else None
-ua = units(a, "S")
-m, h, n = ci([sum(v) / len(v) for v in ua.values()])
-print(f"A: {100*m:.1f}% [{100*(m-h):.1f}, {100*(m+h):.1f}] over {sum(map(len, ua.values()))} games")
-if b:
-    ub = units(b, "S")
-    keys = sorted(set(ua) & set(ub))
-    d = [sum(ua[k]) / len(ua[k]) - sum(ub[k]) / len(ub[k]) for k in keys]
-    m, h, n = ci(d)
-    mb, hb, _ = ci([sum(v) / len(v) for v in ub.values()])
-    print(f"B: {100*mb:.1f}% [{100*(mb-hb):.1f}, {100*(mb+hb):.1f}]")
-    print(f"A - B: {100*m:+.1f}% [{100*(m-h):+.1f}, {100*(m+h):+.1f}] over {2*len(keys)} paired games")
+
+
+def interval(values: list[float]) -> tuple[float, float]:
+    """Mean and 95% half-width (normal) of ``values``."""
+    n = len(values)
+    mean = sum(values) / n
+    var = sum((x - mean) ** 2 for x in values) / (n - 1)
+    return mean, 1.96 * math.sqrt(var / n)
+
+
+def show(name: str, mean: float, half: float, games: int) -> None:
+    print(f"{name}: {100 * mean:+.1f}% [{100 * (mean - half):+.1f}, "
+          f"{100 * (mean + half):+.1f}] over {games} games")
+
+
+def main() -> None:
+    a = units(sys.argv[1].split(","))
+    show("A wins", *interval([sum(v) / len(v) for v in a.values()]),
+         sum(map(len, a.values())))
+    if len(sys.argv) > 2:
+        b = units(sys.argv[2].split(","))
+        show("B wins", *interval([sum(v) / len(v) for v in b.values()]),
+             sum(map(len, b.values())))
+        keys = sorted(set(a) & set(b))
+        diffs = [sum(a[k]) / len(a[k]) - sum(b[k]) / len(b[k]) for k in keys]
+        show("A - B, paired", *interval(diffs), 2 * len(keys))
+
+
+if __name__ == "__main__":
+    main()
