@@ -266,7 +266,7 @@ def _count(db: Path) -> int:
 
 def _comparable(report) -> dict:
     d = report.to_dict()
-    for key in ("db_path", "games_this_run", "elapsed_s", "games_per_s"):
+    for key in ("db_path", "games_this_run", "elapsed_s", "games_per_s", "think_ms_per_decision"):
         d.pop(key)
     return d
 
@@ -524,3 +524,30 @@ def test_workers_exit_when_the_tournament_is_killed(tmp_path):
     finally:
         if proc.poll() is None:
             proc.kill()
+
+
+def test_the_time_each_agent_takes_to_decide_is_recorded_beside_the_games(tmp_path):
+    """Every game's think times (seconds and decisions asked, per seat) go to their own table,
+    so the games stay machine-independent; the report gives ms per decision asked. A database
+    written before the table existed still reports, with no times."""
+    import sqlite3
+
+    from agents.tournament import load_report, run_tournament
+
+    db = tmp_path / "t.sqlite"
+    report = run_tournament(["random", "expert"], 4, db_path=db, progress=False, bootstrap=0)
+    assert set(report.think_ms) == {"random", "expert"}
+    assert all(ms > 0 for ms in report.think_ms.values())
+    assert "Time to decide, ms per decision asked" in report.format()
+    with sqlite3.connect(db) as conn:
+        times = conn.execute("SELECT asked0, asked1, seconds0, seconds1 FROM think_times"
+                             ).fetchall()
+        decisions = conn.execute("SELECT decisions FROM games ORDER BY deal, seating").fetchall()
+    assert len(times) == 4 and all(a0 > 0 and a1 > 0 and s0 > 0 and s1 > 0
+                                   for a0, a1, s0, s1 in times)
+    assert sum(a0 + a1 for a0, a1, _, _ in times) <= sum(d for (d,) in decisions)
+    with sqlite3.connect(db) as conn:
+        conn.execute("DROP TABLE think_times")
+    old = load_report(db, bootstrap=0)
+    assert old.think_ms == {} and old.games == 4
+    assert old.to_dict()["pairs"] == report.to_dict()["pairs"]

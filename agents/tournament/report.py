@@ -45,6 +45,9 @@ class TournamentReport:
     elapsed_s: float = 0.0
     games_per_node: dict[str, int] = field(default_factory=dict)   # with Ray: games by node id
     notes: list[str] = field(default_factory=list)   # warnings, e.g. unidentified ratings
+    # ms per decision asked, per agent, over the games timed (machine-dependent: shown in the
+    # text report, never in tournament.csv)
+    think_ms: dict[str, float] = field(default_factory=dict)
 
     @property
     def games_per_s(self) -> float:
@@ -88,6 +91,7 @@ class TournamentReport:
             "pairs": [p.to_dict() for p in self.pairs],
             "ratings": [r.to_dict() for r in self.ratings],
             "notes": list(self.notes),
+            "think_ms_per_decision": {a: round(ms, 4) for a, ms in self.think_ms.items()},
         }
 
     def write_json(self, path: str | os.PathLike[str]) -> None:
@@ -178,6 +182,11 @@ class TournamentReport:
                   else f"[{_bound(r.low)}, {_bound(r.high)}]")
             lines.append(f"  {k:>4}  {r.agent:<{aw}}  {r.rating:>7.0f}  {ci:<20}"
                          f"{r.games:>6}  {r.wins:>6}")
+        if self.think_ms:
+            lines.append("")
+            lines.append("Time to decide, ms per decision asked (this machine; forced cards are "
+                         "not asked): " + ", ".join(f"{a} {self.think_ms[a]:.2f}"
+                                                   for a in self.agents if a in self.think_ms))
         for note in self.notes:
             lines.append(f"  note: {note}")
         return "\n".join(lines)
@@ -202,8 +211,11 @@ def _fmt_num(x: float) -> str:
 
 
 def compute_report(rows: list[tuple], config: dict[str, Any], *, confidence: float,
-                   bootstrap: int, anchor: str | None, db_path: str) -> TournamentReport:
-    """The report of the games ``rows`` (tuples of ``ROW_FIELDS``) of tournament ``config``."""
+                   bootstrap: int, anchor: str | None, db_path: str,
+                   think: dict[str, tuple[float, int]] | None = None) -> TournamentReport:
+    """The report of the games ``rows`` (tuples of ``ROW_FIELDS``) of tournament ``config``;
+    ``think``: each agent's seconds deciding and decisions asked
+    (:func:`agents.tournament.storage.think_times`)."""
     entrants = [parse_spec(s) for s in config["agents"]]
     labels = [e.label for e in entrants]
     anchor_idx, anchor_text = resolve_anchor(labels, anchor)
@@ -225,12 +237,13 @@ def compute_report(rows: list[tuple], config: dict[str, Any], *, confidence: flo
         agents=labels, specs=[e.spec for e in entrants], games_per_pair=gpp,
         seed=int(config["seed"]), rules=dict(config["rules"]), confidence=confidence,
         pairs=pairs_out, ratings=ratings, anchor=anchor_text, bootstrap=bootstrap,
-        games=len(rows), games_expected=gpp * n * (n - 1) // 2, db_path=db_path, notes=notes)
+        games=len(rows), games_expected=gpp * n * (n - 1) // 2, db_path=db_path, notes=notes,
+        think_ms={a: 1000 * sec / asked for a, (sec, asked) in (think or {}).items() if asked})
 
 
 def load_report(db_path: str | os.PathLike[str], *, confidence: float = 0.95,
                 bootstrap: int = 500, anchor: str | None = None) -> TournamentReport:
     """The report of the games stored in ``db_path`` (complete or not)."""
-    config, rows = read_results(db_path)
+    config, rows, think = read_results(db_path)
     return compute_report(rows, config, confidence=confidence, bootstrap=bootstrap,
-                          anchor=anchor, db_path=str(db_path))
+                          anchor=anchor, db_path=str(db_path), think=think)

@@ -20,6 +20,7 @@ from agents.tournament.storage import (
     done_keys,
     fetch_rows,
     insert_games,
+    think_times,
     tournament_config,
 )
 from agents.tournament.workers import Rows, play_tasks
@@ -111,6 +112,7 @@ def run_tournament(agent_specs: Sequence[str], games_per_pair: int, workers: int
         elapsed = time.perf_counter() - t0
         with database_errors(db_path):
             rows = fetch_rows(conn)
+            think = think_times(conn)
     finally:
         conn.close()
         if connected:
@@ -118,7 +120,7 @@ def run_tournament(agent_specs: Sequence[str], games_per_pair: int, workers: int
 
             ray.shutdown()
     report = compute_report(rows, config, confidence=confidence, bootstrap=bootstrap,
-                            anchor=anchor, db_path=str(db_path))
+                            anchor=anchor, db_path=str(db_path), think=think)
     report.games_this_run = played
     report.games_per_node = per_node
     report.elapsed_s = elapsed

@@ -58,7 +58,18 @@ CREATE TABLE IF NOT EXISTS games (
     result TEXT NOT NULL,         -- the full GameResult as JSON
     UNIQUE (agent_a, agent_b, deal, seating)
 );
+CREATE TABLE IF NOT EXISTS think_times (  -- per game: the seconds each seat took to decide
+    agent_a TEXT NOT NULL, agent_b TEXT NOT NULL, deal INTEGER NOT NULL,
+    seating INTEGER NOT NULL,
+    seconds0 REAL NOT NULL, seconds1 REAL NOT NULL,  -- seconds seat 0 / 1 spent deciding
+    asked0 INTEGER NOT NULL, asked1 INTEGER NOT NULL,  -- decisions seat 0 / 1 was asked
+    UNIQUE (agent_a, agent_b, deal, seating)
+);
 """
+#: The think-time columns of a played game's row, kept apart from the games (they depend on
+#: the machine; the games never do).
+THINK_COLUMNS = ("agent_a", "agent_b", "deal", "seating", "seconds0", "seconds1", "asked0",
+                 "asked1")
 
 
 @contextmanager
@@ -199,8 +210,26 @@ def insert_games(conn: sqlite3.Connection, rows: list[dict[str, Any]]) -> None:
     sql = (f"INSERT INTO games ({', '.join(COLUMNS)}) VALUES "
            f"({', '.join('?' for _ in COLUMNS)}) "
            "ON CONFLICT (agent_a, agent_b, deal, seating) DO NOTHING")
+    timed = [r for r in rows if "seconds0" in r]
+    think = (f"INSERT INTO think_times ({', '.join(THINK_COLUMNS)}) VALUES "
+             f"({', '.join('?' for _ in THINK_COLUMNS)}) "
+             "ON CONFLICT (agent_a, agent_b, deal, seating) DO NOTHING")
     with conn:   # one transaction per chunk
         conn.executemany(sql, [tuple(r[c] for c in COLUMNS) for r in rows])
+        conn.executemany(think, [tuple(r[c] for c in THINK_COLUMNS) for r in timed])
+
+
+def think_times(conn: sqlite3.Connection) -> dict[str, tuple[float, int]]:
+    """Each agent's seconds spent deciding and decisions asked, summed over the timed games
+    (games stored by a cribenv without think times have none)."""
+    out: dict[str, tuple[float, int]] = {}
+    query = ("SELECT g.seat0, g.seat1, t.seconds0, t.seconds1, t.asked0, t.asked1 "
+             "FROM think_times t JOIN games g USING (agent_a, agent_b, deal, seating)")
+    for seat0, seat1, s0, s1, a0, a1 in conn.execute(query):
+        for label, seconds, asked in ((seat0, s0, a0), (seat1, s1, a1)):
+            total, count = out.get(label, (0.0, 0))
+            out[label] = (total + seconds, count + asked)
+    return out
 
 
 def fetch_rows(conn: sqlite3.Connection) -> list[tuple]:
@@ -209,8 +238,10 @@ def fetch_rows(conn: sqlite3.Connection) -> list[tuple]:
                         "ORDER BY agent_a, agent_b, deal, seating").fetchall()
 
 
-def read_results(db_path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[tuple]]:
-    """The stored configuration and games of ``db_path`` (``ValueError`` if there are none)."""
+def read_results(db_path: str | os.PathLike[str]
+                 ) -> tuple[dict[str, Any], list[tuple], dict[str, tuple[float, int]]]:
+    """The stored configuration, games and :func:`think_times` of ``db_path``
+    (``ValueError`` if there are none)."""
     if not Path(db_path).exists():
         raise ValueError(f"no results database at {db_path}")
     conn = connect(db_path)
@@ -220,6 +251,7 @@ def read_results(db_path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[
             if config is None:
                 raise ValueError(f"{db_path} holds no tournament")
             rows = fetch_rows(conn)
+            think = think_times(conn)
     finally:
         conn.close()
-    return config, rows
+    return config, rows, think
