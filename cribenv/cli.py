@@ -98,16 +98,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as exc:
         print(f"cribenv {name}: error: {exc}", file=sys.stderr)
         return 2
-    except MemoryError as exc:   # numpy's, or torch's words for it (a RuntimeError below)
-        print(f"cribenv {name}: error: not enough memory for these settings ({exc}); choose "
-              f"smaller sizes", file=sys.stderr)
-        return 2
-    except RuntimeError as exc:
-        if "can't allocate memory" not in str(exc):
+    except (MemoryError, RuntimeError) as exc:   # numpy's MemoryError, torch's RuntimeError
+        if not isinstance(exc, MemoryError) and "can't allocate memory" not in str(exc):
             raise
-        print(f"cribenv {name}: error: not enough memory for these settings "
-              f"({str(exc).split(': ', 1)[-1].splitlines()[0]}); choose smaller sizes",
-              file=sys.stderr)
+        detail = str(exc).split(": ", 1)[-1].splitlines()[0] if str(exc) else "MemoryError"
+        print(f"cribenv {name}: error: not enough memory for these settings ({detail}); "
+              f"choose smaller sizes", file=sys.stderr)
         return 2
     except OSError as exc:
         from cribenv.files import no_space

@@ -20,7 +20,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-__all__ = ["as_disk_error", "atomic_path", "no_space", "save_figure", "write_text", "write_with"]
+__all__ = ["as_disk_error", "atomic_path", "cleaned_up_on_failure", "no_space", "save_figure",
+           "sqlite_errors", "write_text", "write_with"]
 
 #: A write that fails while the device has less than this left is taken for a full disk:
 #: libraries word it their own way (torch "unexpected pos", safetensors "os error 28").
@@ -44,20 +45,29 @@ def as_disk_error(exc: BaseException, path: str | os.PathLike[str]) -> BaseExcep
 
 
 @contextmanager
+def cleaned_up_on_failure(path: str | os.PathLike[str], clean_up: Callable[[], Any]):
+    """On any error in the block: ``clean_up()`` (remove what was half-written), then raise the
+    error, as ``ENOSPC`` naming ``path`` where the device is full (:func:`as_disk_error`,
+    measured before the clean-up frees the partial file)."""
+    try:
+        yield
+    except BaseException as exc:
+        error = as_disk_error(exc, path)
+        clean_up()
+        if error is exc:
+            raise
+        raise error from exc
+
+
+@contextmanager
 def atomic_path(path: str | os.PathLike[str]):
     """Yield a temporary path beside ``path`` (same suffix) to write; on success it replaces
     ``path``, on any error it is removed and ``path`` is left untouched."""
     path = Path(path)
     tmp = path.with_name(f".{path.stem}.tmp{os.getpid()}{path.suffix}")
-    try:
+    with cleaned_up_on_failure(path, lambda: tmp.unlink(missing_ok=True)):
         yield tmp
         tmp.replace(path)
-    except BaseException as exc:
-        error = as_disk_error(exc, path)   # measured before the partial file goes
-        tmp.unlink(missing_ok=True)
-        if error is exc:
-            raise
-        raise error from exc
 
 
 def write_text(path: str | os.PathLike[str], text: str) -> Path:
@@ -83,6 +93,22 @@ def write_with(path: str | os.PathLike[str], write: Callable[[Path], None]) -> P
     with atomic_path(path) as tmp:
         write(tmp)
     return Path(path)
+
+
+@contextmanager
+def sqlite_errors(path: str | os.PathLike[str], what: str):
+    """SQLite's errors in the block as one ``ValueError`` naming ``path``: a full disk in
+    :func:`no_space`'s words, a damaged or foreign file as not a usable ``what``."""
+    import sqlite3
+
+    try:
+        yield
+    except sqlite3.DatabaseError as exc:
+        if "full" in str(exc).lower():   # SQLITE_FULL: the disk, not the database
+            raise ValueError(no_space(OSError(errno.ENOSPC, "No space left on device",
+                                              os.fspath(path)))) from None
+        raise ValueError(f"{path} is not a usable {what} ({exc}); move it aside or choose "
+                         f"another --db") from None
 
 
 def no_space(exc: BaseException) -> str | None:

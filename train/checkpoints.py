@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from cribenv.files import as_disk_error
+from cribenv.files import cleaned_up_on_failure
 from train.config import TrainConfig
 
 CHECKPOINT_FORMAT = "cribenv-checkpoint/1"
@@ -95,16 +95,11 @@ def save_checkpoint(run_dir: Path, model, state: RunState, keep: int = 2) -> Pat
     if tmp.exists():
         shutil.rmtree(tmp)
     tmp.mkdir()
-    try:
+    # on failure no partial folder is left, and the last complete checkpoint stays LATEST
+    with cleaned_up_on_failure(ckdir / name, lambda: shutil.rmtree(tmp, ignore_errors=True)):
         model.save(tmp / "model.zip")
         payload = dict(state.__dict__, format=CHECKPOINT_FORMAT)
         (tmp / "state.json").write_text(json.dumps(payload))
-    except BaseException as exc:   # the last complete checkpoint stays LATEST
-        error = as_disk_error(exc, ckdir / name)
-        shutil.rmtree(tmp, ignore_errors=True)
-        if error is exc:
-            raise
-        raise error from exc
     final = ckdir / name
     if final.exists():
         shutil.rmtree(final)

@@ -16,13 +16,13 @@ import json
 import os
 import re
 import sqlite3
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from agents.tournament.schedule import AgentSpec, parse_spec
 from agents.tournament.statistics import ROW_FIELDS
+from cribenv.files import sqlite_errors
 from cribenv.game import Rules
 
 FORMAT = "cribenv-tournament/1"
@@ -72,19 +72,10 @@ THINK_COLUMNS = ("agent_a", "agent_b", "deal", "seating", "seconds0", "seconds1"
                  "asked1")
 
 
-@contextmanager
-def database_errors(db_path: Any) -> Iterator[None]:
-    """Turn SQLite's errors about a damaged database (cut mid-page, overwritten, not a
-    database) into a ``ValueError`` that names the file."""
-    try:
-        yield
-    except sqlite3.DatabaseError as exc:
-        if "full" in str(exc).lower():   # SQLITE_FULL: the disk, not the database
-            raise ValueError(f"no space left on the device holding {db_path}: free some space "
-                             f"and run it again (the tournament resumes where it stopped)"
-                             ) from None
-        raise ValueError(f"{db_path} is not a usable results database ({exc}); move it aside "
-                         f"or choose another --db") from None
+def database_errors(db_path: Any):
+    """SQLite's errors about a damaged database (cut mid-page, overwritten, not a database)
+    or a full disk as a ``ValueError`` that names the file."""
+    return sqlite_errors(db_path, "results database")
 
 
 def connect(db_path: str | os.PathLike[str]) -> sqlite3.Connection:
@@ -206,17 +197,16 @@ def check_rows(conn: sqlite3.Connection, tasks: Sequence[Any], target: int,
 
 
 def insert_games(conn: sqlite3.Connection, rows: list[dict[str, Any]]) -> None:
-    """Store game rows (:data:`COLUMNS`) in one transaction; games already there are kept."""
-    sql = (f"INSERT INTO games ({', '.join(COLUMNS)}) VALUES "
-           f"({', '.join('?' for _ in COLUMNS)}) "
-           "ON CONFLICT (agent_a, agent_b, deal, seating) DO NOTHING")
+    """Store game rows (:data:`COLUMNS`, and their :data:`THINK_COLUMNS`) in one transaction;
+    games already there are kept."""
     timed = [r for r in rows if "seconds0" in r]
-    think = (f"INSERT INTO think_times ({', '.join(THINK_COLUMNS)}) VALUES "
-             f"({', '.join('?' for _ in THINK_COLUMNS)}) "
-             "ON CONFLICT (agent_a, agent_b, deal, seating) DO NOTHING")
     with conn:   # one transaction per chunk
-        conn.executemany(sql, [tuple(r[c] for c in COLUMNS) for r in rows])
-        conn.executemany(think, [tuple(r[c] for c in THINK_COLUMNS) for r in timed])
+        for table, columns, chosen in (("games", COLUMNS, rows),
+                                       ("think_times", THINK_COLUMNS, timed)):
+            conn.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES "
+                             f"({', '.join('?' for _ in columns)}) "
+                             "ON CONFLICT (agent_a, agent_b, deal, seating) DO NOTHING",
+                             [tuple(r[c] for c in columns) for r in chosen])
 
 
 def think_times(conn: sqlite3.Connection) -> dict[str, tuple[float, int]]:

@@ -19,12 +19,12 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from agents.web.sessions import minutes
+from cribenv.files import sqlite_errors
 
 __all__ = ["FORMAT", "SavedGames", "default_db_path"]
 
@@ -48,14 +48,10 @@ def default_db_path() -> Path:
     return Path(state) / "cribenv" / "web-games.sqlite"
 
 
-@contextmanager
-def _database_errors(path: Any) -> Iterator[None]:
-    """SQLite's errors about a damaged or foreign file as a ``ValueError`` naming it."""
-    try:
-        yield
-    except sqlite3.DatabaseError as exc:
-        raise ValueError(f"{path} is not a usable web games database ({exc}); move it aside "
-                         "or choose another --db") from None
+def _database_errors(path: Any):
+    """SQLite's errors about a damaged or foreign file (or a full disk) as a ``ValueError``
+    naming it."""
+    return sqlite_errors(path, "web games database")
 
 
 class SavedGames:
