@@ -21,6 +21,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "train": ("train.command", "self-play PPO training with checkpoints and resume"),
     "peg-values": ("train.fit_peg_values", "learn the pegging value of kept hands by self-play"),
     "rollouts": ("train.rollouts", "fit the expert-prior card network to paired rollouts"),
+    "expert-iteration": ("train.expert_iteration",
+                         "distil the search agent's plays into its base network, round by round"),
     "tournament": ("agents.tournament", "bots and checkpoints against each other, with CIs"),
     "bench": ("cribenv.commands.bench", "benchmarks: scoring, engine and env speed vs baselines"),
     "demo": ("cribenv.commands.demo", "the README's main job: a quick tour end to end"),

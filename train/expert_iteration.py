@@ -1,0 +1,421 @@
+"""Expert iteration: the search agent's choices distilled into its base network, round by round.
+
+Each round (as in AlphaZero's and Anthony et al.'s expert iteration):
+
+1. **Play**: games of ``search:ppo:BASE`` against itself (:mod:`agents.search`), two seats with
+   their own seeds. At every play decision the search values each legal card by paired
+   playouts (the chance to win); those values are the decision's target. The discards (which
+   the search leaves to its base) are recorded too, to hold the network's throws where they
+   are.
+2. **Fit**: the base's card network (:class:`train.prior_policy.ExpertPriorModule`, loaded from
+   its policy file) is fitted by cross-entropy to ``softmax(values / temperature)`` over the
+   legal cards of each play decision, and to the base's own card distribution on the discards
+   (weight ``anchor``): the network learns the search's play and keeps its throws.
+3. **Measure**: the fitted network alone (no search) against the expert and against the
+   round's base, on duplicate deals (:func:`train.evaluation.evaluate`).
+
+The next round's base is this round's network. Everything is written under the run folder
+(``round-K/games/chunk-NNNN.npz``, ``round-K/policy.safetensors``, ``round-K/eval.json``);
+a run stopped at any point resumes where it stopped with the same results, since each chunk of
+games has its own seed::
+
+    cribenv expert-iteration --run-dir runs/exit --rounds 2 --games 2000
+
+The search's leaf values come from the win-probability table (:mod:`agents.winprob`), not from
+a critic, so no critic is fitted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures as cf
+import json
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cribenv.checks import int_arg
+from cribenv.files import atomic_path, write_text
+
+#: Legal cards a decision may have (six in the first discard of 2 players).
+SLOTS = 6
+#: Games in one chunk: the unit of work, of seeding and of resume.
+CHUNK_GAMES = 20
+PLAY, DISCARD = 1, 0
+
+
+@dataclass
+class IterationSettings:
+    """What defines an expert-iteration run (``settings.json`` in the run folder)."""
+
+    base: str = "shipped"          # the first round's base policy file ('shipped')
+    rounds: int = 2                # rounds to run
+    games: int = 2000              # search games played in each round
+    playouts: int = 600            # the search's playouts a decision
+    temperature: float = 0.01      # of the targets, in chances to win
+    anchor: float = 1.0            # weight of the discard rows (the base's own throws)
+    epochs: int = 10               # passes over the round's decisions
+    learning_rate: float = 3e-4    # Adam
+    batch_size: int = 1024         # decisions a step
+    eval_games: int = 2000         # duplicate games against each of expert and the base
+    seed: int = 0
+
+    #: settings that may change when a run resumes (the rest define its results)
+    RESUMABLE = ("rounds", "eval_games")
+
+    def check(self) -> None:
+        for name in ("rounds", "games", "playouts", "epochs", "batch_size"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
+        for name in ("temperature", "learning_rate"):
+            value = getattr(self, name)
+            if not (np.isfinite(value) and value > 0):
+                raise ValueError(f"{name} must be a number > 0, got {value}")
+        if not (np.isfinite(self.anchor) and self.anchor >= 0):
+            raise ValueError(f"anchor must be a number >= 0, got {self.anchor}")
+        if self.eval_games < 0 or self.seed < 0:
+            raise ValueError("eval_games and seed must be >= 0")
+
+
+# ---------------------------------------------------------------------------- play
+
+
+class _Recorder:
+    """A seat played by a search agent whose decisions are written into ``rows``."""
+
+    def __init__(self, agent, rows: list[tuple]) -> None:
+        self.agent, self.rows = agent, rows
+        self.name = agent.name
+        self.asks_forced = False
+
+    def reset(self) -> None:
+        self.agent.reset()
+
+    def choose(self, view, legal: list[int]) -> int:
+        from agents.features import card_features
+        from cribenv.game import Phase
+
+        card = int(self.agent.choose(view, legal))
+        last = self.agent.last
+        if view.phase is Phase.PLAY and last["rows"]:
+            values = np.asarray(last["values"], np.float64)
+        elif view.phase is Phase.DISCARD and len(legal) > 1:
+            values = np.full(len(legal), np.nan)
+        else:
+            return card
+        prior, feats = card_features(view, legal)
+        self.rows.append((PLAY if view.phase is Phase.PLAY else DISCARD, legal, prior[legal],
+                          feats[legal], values, card))
+        return card
+
+
+def _chunk_seed(seed: int, round_no: int, chunk: int) -> int:
+    return int(np.random.SeedSequence([seed, round_no, chunk]).generate_state(1, np.uint64)[0]
+               >> np.uint64(1))
+
+
+def play_chunk(base: str, seed: int, games: int, playouts: int) -> dict[str, np.ndarray]:
+    """The decisions of ``games`` games of ``search:ppo:BASE`` against itself, as padded rows:
+    ``kind`` (1 play, 0 discard), ``legal`` (ids, -1 padding), ``prior``, ``features``,
+    ``values`` (the search's chance to win after each card; NaN on discards) and ``card``
+    (the card laid)."""
+    from agents.arena import run_game
+    from agents.search import SearchAgent
+    from cribenv.game import Game, Rules
+
+    rng = np.random.default_rng(seed)
+    rows: list[tuple] = []
+    seats = [_Recorder(SearchAgent(f"ppo:{base}", seed=int(rng.integers(2**62)),
+                                   playouts=playouts), rows) for _ in range(2)]
+    for g in range(games):
+        game = Game(Rules(), seed=int(rng.integers(2**62)), first_dealer=g % 2)
+        for s in seats:
+            s.reset()
+        run_game(game, seats)
+    n = len(rows)
+    from agents.features import NUM_FEATURES
+
+    out = {"kind": np.zeros(n, np.int8), "legal": np.full((n, SLOTS), -1, np.int8),
+           "prior": np.zeros((n, SLOTS), np.float32),
+           "features": np.zeros((n, SLOTS, NUM_FEATURES), np.float32),
+           "values": np.full((n, SLOTS), np.nan), "card": np.zeros(n, np.int8)}
+    for i, (kind, legal, prior, feats, values, card) in enumerate(rows):
+        k = len(legal)
+        out["kind"][i] = kind
+        out["legal"][i, :k] = legal
+        out["prior"][i, :k] = prior
+        out["features"][i, :k] = feats
+        out["values"][i, :k] = values
+        out["card"][i] = card
+    return out
+
+
+def _play_job(args: tuple[str, int, int, int, str]) -> str:
+    base, seed, games, playouts, path = args
+    data = play_chunk(base, seed, games, playouts)
+    with atomic_path(path) as tmp:
+        with open(tmp, "wb") as f:
+            np.savez_compressed(f, **data)
+    return path
+
+
+def play_round(folder: Path, base: str, settings: IterationSettings, round_no: int,
+               workers: int, progress: bool = True) -> dict[str, np.ndarray]:
+    """Play (or read back) the round's games; every chunk already on disk is kept."""
+    from tqdm import tqdm
+
+    games_dir = folder / "games"
+    games_dir.mkdir(parents=True, exist_ok=True)
+    jobs = []
+    for c, start in enumerate(range(0, settings.games, CHUNK_GAMES)):
+        path = games_dir / f"chunk-{c:04d}.npz"
+        if not path.is_file():
+            jobs.append((base, _chunk_seed(settings.seed, round_no, c),
+                         min(CHUNK_GAMES, settings.games - start), settings.playouts,
+                         str(path)))
+    done = settings.games - sum(j[2] for j in jobs)
+    with tqdm(total=settings.games, initial=done, unit="game", disable=not progress,
+              desc=f"round {round_no}: search games") as bar:
+        if workers > 1 and len(jobs) > 1:
+            with cf.ProcessPoolExecutor(workers) as ex:
+                futures = {ex.submit(_play_job, j): j for j in jobs}
+                for fut in cf.as_completed(futures):
+                    fut.result()
+                    bar.update(futures[fut][2])
+        else:
+            for j in jobs:
+                _play_job(j)
+                bar.update(j[2])
+    parts = [dict(np.load(games_dir / f"chunk-{c:04d}.npz"))
+             for c in range(-(-settings.games // CHUNK_GAMES))]
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+
+# ---------------------------------------------------------------------------- fit
+
+
+def _network(path: str):
+    """The card network of the expert-prior policy file ``path`` in torch, and its sizes."""
+    from torch import nn
+
+    from agents.ppo import ExpertPriorActor, PolicyFileError, load_policy, policy_path
+    from train.networks import load_card_network
+    from train.prior_policy import ExpertPriorModule
+
+    loaded = load_policy(policy_path(path))
+    if not isinstance(loaded, ExpertPriorActor):
+        raise PolicyFileError(f"{path} is not an expert-prior policy file (expert iteration "
+                              f"fits the expert-prior card network)")
+    card_arch = list(loaded.config.get("card_arch", [64, 64]))
+    activation = loaded.config.get("activation", "relu")
+    nets = ExpertPriorModule(card_arch, [], activation, beta=1.0)
+    linears = [m for m in nets.card_net if isinstance(m, nn.Linear)] + [nets.card_out]
+    load_card_network(linears, nets.log_beta, path, card_arch)
+    return nets, linears, card_arch, activation
+
+
+def _logits(nets, prior, feats, legal):
+    import torch
+
+    out = nets.log_beta.exp() * prior + nets.card_out(nets.card_net(feats)).squeeze(-1)
+    return out.masked_fill(legal < 0, -torch.inf)
+
+
+def targets(data: dict[str, np.ndarray], base_logits: np.ndarray, temperature: float
+            ) -> np.ndarray:
+    """The distribution over each decision's legal cards the network is fitted to: on play
+    rows ``softmax(values / temperature)``, on discard rows the base's own distribution.
+
+    >>> data = {"kind": np.array([1, 0]), "legal": np.array([[3, 7, -1], [1, 2, 5]]),
+    ...         "values": np.array([[0.50, 0.52, np.nan], [np.nan] * 3])}
+    >>> t = targets(data, np.log(np.array([[1.0, 1.0, 0.0], [0.5, 0.25, 0.25]])), 0.01)
+    >>> np.round(t, 3).tolist()
+    [[0.119, 0.881, 0.0], [0.5, 0.25, 0.25]]
+    """
+    legal = data["legal"] >= 0
+    play = (data["kind"] == PLAY)[:, None]
+    z = np.where(play, np.nan_to_num(data["values"]) / temperature, base_logits)
+    z = np.where(legal, z, -np.inf)
+    z = z - z.max(1, keepdims=True)
+    p = np.where(legal, np.exp(z), 0.0)
+    return p / p.sum(1, keepdims=True)
+
+
+def fit(data: dict[str, np.ndarray], base: str, settings: IterationSettings,
+        log=print) -> tuple[Any, list[Any], dict[str, float]]:
+    """Fit the base's card network to the round's targets (see the module docstring); 10% of
+    the decisions are held out to report how often the network's card is the search's."""
+    import torch
+
+    torch.manual_seed(settings.seed)
+    nets, linears, card_arch, activation = _network(base)
+    prior = torch.as_tensor(data["prior"])
+    feats = torch.as_tensor(data["features"])
+    legal = torch.as_tensor(data["legal"].astype(np.int64))
+    with torch.no_grad():
+        base_logits = _logits(nets, prior, feats, legal).double().numpy()
+    target = torch.as_tensor(targets(data, base_logits, settings.temperature),
+                             dtype=torch.float32)
+    weight = torch.as_tensor(np.where(data["kind"] == PLAY, 1.0, settings.anchor),
+                             dtype=torch.float32)
+    n = len(target)
+    rng = np.random.default_rng(settings.seed)
+    order = rng.permutation(n)
+    held, train_rows = order[: n // 10], order[n // 10:]
+    opt = torch.optim.Adam(nets.parameters(), lr=settings.learning_rate)
+
+    def loss_on(rows) -> torch.Tensor:
+        logp = torch.log_softmax(_logits(nets, prior[rows], feats[rows], legal[rows]), 1)
+        ce = -(target[rows] * torch.where(legal[rows] >= 0, logp, 0.0)).sum(1)
+        return (weight[rows] * ce).sum() / weight[rows].sum().clamp(min=1e-9)
+
+    def agreement(rows) -> float:
+        """Share of held-out play decisions where the network's card is the search's best."""
+        rows = rows[data["kind"][rows] == PLAY]
+        with torch.no_grad():
+            mine = _logits(nets, prior[rows], feats[rows], legal[rows]).argmax(1).numpy()
+        best = np.nan_to_num(data["values"][rows], nan=-1.0).argmax(1)
+        return float((mine == best).mean()) if len(rows) else float("nan")
+
+    stats = {"decisions": float(n), "play_decisions": float((data["kind"] == PLAY).sum()),
+             "agreement_before": agreement(held)}
+    with torch.no_grad():
+        stats["held_out_loss_before"] = float(loss_on(torch.as_tensor(held)))
+    for epoch in range(settings.epochs):
+        rng.shuffle(train_rows)
+        for s in range(0, len(train_rows), settings.batch_size):
+            rows = torch.as_tensor(train_rows[s:s + settings.batch_size])
+            opt.zero_grad()
+            loss = loss_on(rows)
+            loss.backward()
+            opt.step()
+        with torch.no_grad():
+            held_loss = float(loss_on(torch.as_tensor(held)))
+        log(f"  epoch {epoch + 1}: held-out loss {held_loss:.4f}")
+    stats["held_out_loss"] = held_loss
+    stats["agreement"] = agreement(held)
+    return nets, linears, {"card_arch": card_arch, "activation": activation, **stats}
+
+
+def export(linears, log_beta, path: Path, meta: dict[str, Any]) -> Path:
+    """Write the fitted card network as an expert-prior policy file."""
+    from agents.features import FEATURES_VERSION
+    from agents.ppo import save_tensors
+    from train.networks import card_network_arrays
+
+    config = {"arch": "expert-prior", "features_version": FEATURES_VERSION,
+              "num_players": 2, "target": 121, "steps": 0, **meta}
+    return save_tensors(path, card_network_arrays(linears, log_beta), config)
+
+
+# ---------------------------------------------------------------------------- the run
+
+
+def _evaluate(policy: Path, base: str, games: int) -> dict[str, Any]:
+    from agents import make_agent
+    from train.evaluation import evaluate
+
+    agent = make_agent(f"ppo:{policy}", seed=0)
+    out = {}
+    for name, spec in (("expert", "expert"), ("base", f"ppo:{base}")):
+        res = evaluate(agent, spec, games, seed=0, target=121)
+        out[name] = {k: round(float(v), 4) for k, v in res.items()}
+    return out
+
+
+def _settings(run_dir: Path, settings: IterationSettings) -> IterationSettings:
+    """The run's settings: saved on the first call; a resume must not change what defines the
+    results (ValueError naming the setting)."""
+    path = run_dir / "settings.json"
+    if path.is_file():
+        saved = json.loads(path.read_text())
+        for key, value in asdict(settings).items():
+            if key not in IterationSettings.RESUMABLE and saved.get(key) != value:
+                raise ValueError(f"{path} was made with {key}={saved.get(key)!r}, not "
+                                 f"{value!r}: use another --run-dir or the same settings")
+    write_text(path, json.dumps(asdict(settings), indent=2) + "\n")
+    return settings
+
+
+def run_iteration(run_dir: str | Path, settings: IterationSettings, workers: int = 2,
+                  progress: bool = True, log=print) -> list[dict[str, Any]]:
+    """Run (or resume) the rounds of ``settings`` in ``run_dir``; each round's summary."""
+    from agents.ppo import load_policy, policy_path
+
+    settings.check()
+    load_policy(policy_path(settings.base))          # a bad base fails before any work
+    run_dir = Path(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    _settings(run_dir, settings)
+    base = str(settings.base)
+    summaries = []
+    for round_no in range(1, settings.rounds + 1):
+        folder = run_dir / f"round-{round_no}"
+        policy = folder / "policy.safetensors"
+        started = time.perf_counter()
+        if not policy.is_file():
+            data = play_round(folder, base, settings, round_no, workers, progress)
+            log(f"round {round_no}: {len(data['kind']):,} decisions "
+                f"({int((data['kind'] == PLAY).sum()):,} searched plays) from {base}")
+            nets, linears, stats = fit(data, base, settings, log=log)
+            export(linears, nets.log_beta, policy,
+                   {"activation": stats.pop("activation"), "card_arch": stats.pop("card_arch"),
+                    "expert_iteration_round": round_no, "rollout_policy": Path(base).name,
+                    **{k: round(v, 4) for k, v in stats.items()}})
+            write_text(folder / "fit.json", json.dumps(stats, indent=2) + "\n")
+        summary = {"round": round_no, "base": base, "policy": str(policy),
+                   **json.loads((folder / "fit.json").read_text())}
+        eval_path = folder / "eval.json"
+        if settings.eval_games and not eval_path.is_file():
+            write_text(eval_path, json.dumps(_evaluate(policy, base, settings.eval_games),
+                                             indent=2) + "\n")
+        if eval_path.is_file():
+            summary["eval"] = json.loads(eval_path.read_text())
+            for name, res in summary["eval"].items():
+                log(f"round {round_no}: against {name}: {100 * res['win_rate']:.1f}% "
+                    f"[{100 * res['win_lo']:.1f}, {100 * res['win_hi']:.1f}] of "
+                    f"{res['games']} games, {res['net_points']:+.3f} net a game")
+        log(f"round {round_no}: {policy} ({time.perf_counter() - started:.0f} s)")
+        summaries.append(summary)
+        base = str(policy)
+    return summaries
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.description = ("Expert iteration: play games with the search agent on a base policy, "
+                          "fit the base's card network to the search's choices, and repeat "
+                          "with the fitted network as the next base. Resumable.")
+    d = IterationSettings()
+    parser.add_argument("--run-dir", required=True, help="folder of the run (resumed if it "
+                                                         "exists)")
+    parser.add_argument("--base", default=d.base,
+                        help="the first round's expert-prior policy file ('shipped')")
+    parser.add_argument("--rounds", type=int_arg(1), default=d.rounds, help="rounds (2)")
+    parser.add_argument("--games", type=int_arg(1), default=d.games,
+                        help="search games a round (2000)")
+    parser.add_argument("--playouts", type=int_arg(1), default=d.playouts,
+                        help="the search's playouts a decision (600)")
+    parser.add_argument("--temperature", type=float, default=d.temperature,
+                        help="of the targets, in chances to win (0.01)")
+    parser.add_argument("--anchor", type=float, default=d.anchor,
+                        help="weight of the discards, held at the base's throws (1.0)")
+    parser.add_argument("--epochs", type=int_arg(1), default=d.epochs, help="epochs (10)")
+    parser.add_argument("--learning-rate", type=float, default=d.learning_rate,
+                        help="Adam's (3e-4)")
+    parser.add_argument("--eval-games", type=int_arg(0), default=d.eval_games,
+                        help="duplicate games of each round's network against expert and "
+                             "against its base (2000; 0: none)")
+    parser.add_argument("--workers", type=int_arg(1), default=2, help="processes (2)")
+    parser.add_argument("--seed", type=int_arg(0), default=d.seed, help="seed (0)")
+
+
+def run(args: argparse.Namespace) -> int:
+    settings = IterationSettings(
+        base=args.base, rounds=args.rounds, games=args.games, playouts=args.playouts,
+        temperature=args.temperature, anchor=args.anchor, epochs=args.epochs,
+        learning_rate=args.learning_rate, eval_games=args.eval_games, seed=args.seed)
+    run_iteration(args.run_dir, settings, workers=args.workers)
+    return 0
