@@ -48,20 +48,21 @@ def test_a_chunk_is_the_same_under_its_seed(chunk):
         np.testing.assert_array_equal(chunk[key], again[key])
 
 
-def test_targets_are_the_search_softmax_on_plays_and_the_base_on_discards():
+def test_targets_reweigh_the_base_by_the_search_on_plays_and_keep_it_on_discards():
     data = {"kind": np.array([1, 1, 0]),
             "legal": np.array([[3, 7, 9], [4, 5, -1], [1, 2, 5]]),
             "values": np.array([[0.4, 0.5, 0.5], [0.3, 0.3, np.nan], [np.nan] * 3])}
-    base = np.log(np.array([[0.9, 0.05, 0.05], [0.5, 0.5, 1e-30], [0.2, 0.3, 0.5]]))
+    base = np.log(np.array([[0.6, 0.3, 0.1], [0.5, 0.5, 1e-30], [0.2, 0.3, 0.5]]))
     t = ei.targets(data, base, temperature=0.1)
-    e = np.exp(-1.0)                 # 0.1 less at temperature 0.1
-    np.testing.assert_allclose(t[0], [e / (e + 2), 1 / (e + 2), 1 / (e + 2)])
-    np.testing.assert_allclose(t[1], [0.5, 0.5, 0.0])
+    e = np.exp(-1.0)                 # 0.1 less at temperature 0.1: e times the base's weight
+    z = 0.6 * e + 0.3 + 0.1
+    np.testing.assert_allclose(t[0], [0.6 * e / z, 0.3 / z, 0.1 / z])
+    np.testing.assert_allclose(t[1], [0.5, 0.5, 0.0])    # equal values: the base's own
     np.testing.assert_allclose(t[2], [0.2, 0.3, 0.5])
 
 
 def test_the_fit_moves_toward_the_search_and_keeps_the_throws(chunk):
-    settings = ei.IterationSettings(epochs=30, learning_rate=3e-3, temperature=0.01)
+    settings = ei.IterationSettings(epochs=30, learning_rate=3e-3)
     data = {k: np.concatenate([v] * 4) for k, v in chunk.items()}   # enough rows to learn
     nets, linears, stats = ei.fit(data, "shipped", settings, log=lambda *_: None)
     assert stats["held_out_loss"] < stats["held_out_loss_before"]

@@ -8,9 +8,13 @@ Each round (as in AlphaZero's and Anthony et al.'s expert iteration):
    the search leaves to its base) are recorded too, to hold the network's throws where they
    are.
 2. **Fit**: the base's card network (:class:`train.prior_policy.ExpertPriorModule`, loaded from
-   its policy file) is fitted by cross-entropy to ``softmax(values / temperature)`` over the
-   legal cards of each play decision, and to the base's own card distribution on the discards
-   (weight ``anchor``): the network learns the search's play and keeps its throws.
+   its policy file) is fitted by cross-entropy to the search-improved policy
+   ``softmax(base logits + values / temperature)`` over the legal cards of each play decision
+   (the base's distribution reweighted by ``exp(value / temperature)``: a step of policy
+   improvement that stays close to the base, as in MPO), and to the base's own card
+   distribution on the discards (weight ``anchor``): the network moves toward the search's
+   play and keeps its throws. (Fitting ``softmax(values / temperature)`` alone, the search's
+   choice without the base, made the network weaker: ``results/expert-iteration``.)
 3. **Measure**: the fitted network alone (no search) against the expert and against the
    round's base, on duplicate deals (:func:`train.evaluation.evaluate`).
 
@@ -55,7 +59,7 @@ class IterationSettings:
     rounds: int = 2                # rounds to run
     games: int = 2000              # search games played in each round
     playouts: int = 600            # the search's playouts a decision
-    temperature: float = 0.01      # of the targets, in chances to win
+    temperature: float = 0.005     # of the search's values in the targets, in chances to win
     anchor: float = 1.0            # weight of the discard rows (the base's own throws)
     epochs: int = 10               # passes over the round's decisions
     learning_rate: float = 3e-4    # Adam
@@ -227,17 +231,18 @@ def _logits(nets, prior, feats, legal):
 def targets(data: dict[str, np.ndarray], base_logits: np.ndarray, temperature: float
             ) -> np.ndarray:
     """The distribution over each decision's legal cards the network is fitted to: on play
-    rows ``softmax(values / temperature)``, on discard rows the base's own distribution.
+    rows ``softmax(base_logits + values / temperature)``, on discard rows the base's own
+    distribution.
 
     >>> data = {"kind": np.array([1, 0]), "legal": np.array([[3, 7, -1], [1, 2, 5]]),
     ...         "values": np.array([[0.50, 0.52, np.nan], [np.nan] * 3])}
-    >>> t = targets(data, np.log(np.array([[1.0, 1.0, 0.0], [0.5, 0.25, 0.25]])), 0.01)
+    >>> t = targets(data, np.log(np.array([[0.5, 0.5, 1.0], [0.5, 0.25, 0.25]])), 0.01)
     >>> np.round(t, 3).tolist()
     [[0.119, 0.881, 0.0], [0.5, 0.25, 0.25]]
     """
     legal = data["legal"] >= 0
     play = (data["kind"] == PLAY)[:, None]
-    z = np.where(play, np.nan_to_num(data["values"]) / temperature, base_logits)
+    z = np.where(play, base_logits + np.nan_to_num(data["values"]) / temperature, base_logits)
     z = np.where(legal, z, -np.inf)
     z = z - z.max(1, keepdims=True)
     p = np.where(legal, np.exp(z), 0.0)
@@ -399,7 +404,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--playouts", type=int_arg(1), default=d.playouts,
                         help="the search's playouts a decision (600)")
     parser.add_argument("--temperature", type=float, default=d.temperature,
-                        help="of the targets, in chances to win (0.01)")
+                        help="of the search's values in the targets, in chances to win "
+                             "(0.005)")
     parser.add_argument("--anchor", type=float, default=d.anchor,
                         help="weight of the discards, held at the base's throws (1.0)")
     parser.add_argument("--epochs", type=int_arg(1), default=d.epochs, help="epochs (10)")
