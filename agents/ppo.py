@@ -192,7 +192,7 @@ class MlpActor:
 
 class ExpertPriorActor:
     """The actor of an ``expert-prior`` policy file, evaluated with numpy: the card network of
-    :class:`train.prior_policy.ExpertPriorModule` (torch) read back from the file."""
+    :class:`train.networks.CardNetwork` (torch) read back from the file."""
 
     arch = "expert-prior"
 

@@ -21,13 +21,14 @@ from agents.ppo import (  # noqa: E402
     PolicyFileError,
     PPOAgent,
     load_policy,
+    save_tensors,
 )
 from cribenv.cli import main  # noqa: E402
 from cribenv.game import Game, Phase, Rules  # noqa: E402
 from cribenv.observation import encode  # noqa: E402
 from cribenv.vector import HIDDEN_SIZE  # noqa: E402
 from train import networks, selfplay_rollout  # noqa: E402
-from train.networks import CardRows, export_policy, make_network  # noqa: E402
+from train.networks import CardNetwork, CardRows, export_policy, make_network  # noqa: E402
 from train.selfplay import SelfPlayConfig, train  # noqa: E402
 
 PRIOR = dict(policy="expert-prior", net_arch=[16], n_games=8, n_steps=16, minibatch_size=64,
@@ -79,6 +80,47 @@ def test_starts_as_the_shipped_agent_and_exports_it_back(tmp_path, players):
     frozen = selfplay_rollout.frozen_actor(path)(obs, cards)
     np.testing.assert_allclose(np.where(masks, frozen, 0), np.where(masks, logits, 0),
                                rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_the_card_network_reads_and_writes_policy_files(tmp_path, players):
+    """The torch :class:`CardNetwork` of every trainer read from the shipped file gives the
+    numpy agent's logits (``ExpertPriorActor.card_logits``) on real positions, with its own
+    beta or the file's; written back and read again, it is the same network exactly."""
+    shipped = load_policy(SHIPPED_POLICY)
+    card = CardNetwork.from_policy_file(SHIPPED_POLICY)
+    _, obs, masks = _decisions(players)
+    cards = CardRows.of(obs, masks)
+    legal = cards.ids >= 0
+    want = shipped.card_logits(cards.prior, cards.feats)
+    with torch.no_grad():
+        t = cards.to_torch("cpu")
+        for beta in (None, shipped.beta):
+            got = card(t.prior, t.feats, beta).numpy()
+            np.testing.assert_allclose(got[legal], want[legal], rtol=1e-5, atol=1e-4)
+    path = save_tensors(tmp_path / "card.safetensors", card.arrays(),
+                        {"arch": "expert-prior", **shipped.config})
+    again = CardNetwork.from_policy_file(path)
+    for (name, a), b in zip(card.state_dict().items(), again.state_dict().values()):
+        torch.testing.assert_close(a, b, rtol=0, atol=0, msg=name)
+    for (w, b), (w0, b0) in zip(load_policy(path)._forward, shipped._forward):
+        np.testing.assert_array_equal(w, w0)
+        np.testing.assert_array_equal(b, b0)
+
+
+def test_checkpoints_with_the_card_networks_old_names_load():
+    """Self-play checkpoints written before :class:`CardNetwork` (``card_net.0.*`` for the
+    hidden layers, ``card_net.1.*`` for the last, ``log_beta``) load into the network."""
+    cfg = SelfPlayConfig(**{**PRIOR, "card_arch": [8, 8]})
+    torch.manual_seed(1)
+    old = {k.replace("card.net.", "card_net.0.").replace("card.out.", "card_net.1.")
+           .replace("card.log_beta", "log_beta"): v
+           for k, v in make_network(cfg).state_dict().items()}
+    assert "card_net.1.weight" in old and "log_beta" in old
+    net = make_network(cfg)
+    net.load_state_dict(old)
+    for a, b in zip(old.values(), net.state_dict().values()):
+        torch.testing.assert_close(a, b, rtol=0, atol=0)
 
 
 @pytest.mark.parametrize("privileged", [False, True])

@@ -7,7 +7,7 @@ Each round (as in AlphaZero's and Anthony et al.'s expert iteration):
    playouts (the chance to win); those values are the decision's target. The discards (which
    the search leaves to its base) are recorded too, to hold the network's throws where they
    are.
-2. **Fit**: the base's card network (:class:`train.prior_policy.ExpertPriorModule`, loaded from
+2. **Fit**: the base's card network (:class:`train.networks.CardNetwork`, loaded from
    its policy file) is fitted by cross-entropy to the search-improved policy
    ``softmax(base logits + values / temperature)`` over the legal cards of each play decision
    (the base's distribution reweighted by ``exp(value / temperature)``: a step of policy
@@ -202,12 +202,10 @@ def play_round(folder: Path, base: str, settings: IterationSettings, round_no: i
 
 
 def _network(path: str):
-    """The card network of the expert-prior policy file ``path`` in torch, and its sizes."""
-    from torch import nn
-
+    """The card network of the expert-prior policy file ``path`` in torch
+    (:class:`train.networks.CardNetwork`), its linear layers and its sizes."""
     from agents.ppo import ExpertPriorActor, PolicyFileError, load_policy, policy_path
-    from train.networks import load_card_network
-    from train.prior_policy import ExpertPriorModule
+    from train.networks import CardNetwork
 
     loaded = load_policy(policy_path(path))
     if not isinstance(loaded, ExpertPriorActor):
@@ -215,17 +213,15 @@ def _network(path: str):
                               f"fits the expert-prior card network)")
     card_arch = list(loaded.config.get("card_arch", [64, 64]))
     activation = loaded.config.get("activation", "relu")
-    nets = ExpertPriorModule(card_arch, [], activation, beta=1.0)
-    linears = [m for m in nets.card_net if isinstance(m, nn.Linear)] + [nets.card_out]
-    load_card_network(linears, nets.log_beta, path, card_arch)
-    return nets, linears, card_arch, activation
+    nets = CardNetwork(card_arch, activation, orthogonal=False)
+    nets.load_policy_file(path)
+    return nets, nets.linears(), card_arch, activation
 
 
 def _logits(nets, prior, feats, legal):
     import torch
 
-    out = nets.log_beta.exp() * prior + nets.card_out(nets.card_net(feats)).squeeze(-1)
-    return out.masked_fill(legal < 0, -torch.inf)
+    return nets(prior, feats).masked_fill(legal < 0, -torch.inf)
 
 
 def targets(data: dict[str, np.ndarray], base_logits: np.ndarray, temperature: float

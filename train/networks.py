@@ -1,6 +1,8 @@
 """The torch networks of the trainers, and their export as a ``ppo:PATH`` policy file: the
-self-play actor-critics, and the layers the SB3 expert-prior policy
-(:mod:`train.prior_policy`) builds from (:func:`mlp`, :data:`ACTIVATIONS`).
+self-play actor-critics, the ``expert-prior`` card network of every trainer
+(:class:`CardNetwork`: the self-play one, the SB3 policy of :mod:`train.prior_policy`, the fits
+of :mod:`train.rollouts` and :mod:`train.expert_iteration`, the frozen snapshots), and the layers
+they build from (:func:`mlp`, :data:`ACTIVATIONS`).
 
 ``policy="mlp"``: an MLP on the observation and a linear head of 52 logits; ``"cards"``: a
 per-card head (logit of card c = query(h) . embedding(c) + bias(c), the embedding the sum of a
@@ -152,13 +154,99 @@ class CardRows:
                           for x in (self.ids, self.prior, self.feats)))
 
 
-def card_logits(cards: CardRows, score_net, beta):
-    """52 logits from the per-card scores ``beta * prior + score_net(feats)`` of each row's
-    legal cards (torch); cards not in the row get 0 (the mask removes them)."""
-    score = beta * cards.prior + score_net(cards.feats).squeeze(-1)          # (n, slots)
+class CardNetwork(nn.Module):
+    """The ``expert-prior`` card network in torch, the one of every trainer: the logit of a card
+    is ``beta * prior + out(net(features))``, one small MLP ``net`` shared by every card (its
+    feature row, :func:`agents.features.card_features`) and a last layer ``out`` that starts at
+    zero, so the untrained network is ``beta`` x the expert's values. The numpy twin that plays
+    its policy files is :class:`agents.ppo.ExpertPriorActor`.
+
+    ``orthogonal``: the self-play trainer's initialisation (``out`` drawn first, then ``net``
+    orthogonal as :func:`mlp`'s); else torch's default (``net``, then ``out``: the SB3 policy's
+    and the fits'). The order only sets which random draws each layer takes (``out`` is zeroed
+    either way); the parameters come as ``log_beta``, ``net``'s, ``out``'s."""
+
+    def __init__(self, card_arch: list[int], activation: str = "relu", beta: float = 1.0,
+                 orthogonal: bool = True) -> None:
+        super().__init__()
+        from agents.features import NUM_FEATURES
+
+        self.card_arch = list(card_arch)
+        width = self.card_arch[-1] if self.card_arch else NUM_FEATURES
+        sizes = [NUM_FEATURES, *self.card_arch]
+        if orthogonal:
+            out = nn.Linear(width, 1)
+            self.net = mlp(sizes, ACTIVATIONS[activation], orthogonal=True)
+        else:
+            self.net = mlp(sizes, ACTIVATIONS[activation], orthogonal=False)
+            out = nn.Linear(width, 1)
+        nn.init.zeros_(out.weight)
+        nn.init.zeros_(out.bias)
+        self.out = out
+        self.log_beta = nn.Parameter(torch.tensor(math.log(beta)))
+
+    def scores(self, features):
+        """``out(net(features))``: the learned part of the logits, one per feature row."""
+        return self.out(self.net(features)).squeeze(-1)
+
+    def forward(self, prior, features, beta=None):
+        """Logits of cards given their expert values ``prior`` (..., n) and feature rows
+        ``features`` (..., n, NUM_FEATURES); ``beta``: a fixed number in place of
+        ``exp(log_beta)`` (a policy file's own, as the numpy player reads it)."""
+        return (self.log_beta.exp() if beta is None else beta) * prior + self.scores(features)
+
+    def linears(self) -> list[nn.Linear]:
+        """The linear layers in order, as a policy file numbers them (``card.i``)."""
+        return [m for m in self.net if isinstance(m, nn.Linear)] + [self.out]
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The network as the tensors of an ``expert-prior`` policy file."""
+        return card_network_arrays(self.linears(), self.log_beta)
+
+    def load_policy_file(self, path: str | Path) -> None:
+        """Copy the card network and beta of the ``expert-prior`` policy file ``path``
+        (``shipped``: the shipped agent) into this one (:func:`load_card_network`)."""
+        load_card_network(self.linears(), self.log_beta, path, self.card_arch)
+
+    @classmethod
+    def from_policy_file(cls, path: str | Path, orthogonal: bool = False) -> CardNetwork:
+        """The network of the ``expert-prior`` policy file ``path``, its sizes and activation
+        read from the file; :class:`agents.ppo.PolicyFileError` names a file of another
+        network."""
+        from agents.ppo import ExpertPriorActor, PolicyFileError, load_policy, policy_path
+
+        loaded = load_policy(policy_path(path))
+        if not isinstance(loaded, ExpertPriorActor):
+            raise PolicyFileError(f"{path} is not an expert-prior policy file")
+        net = cls([int(wt.shape[1]) for wt, _ in loaded._forward[:-1]],
+                  loaded.config.get("activation", "relu"), orthogonal=orthogonal)
+        net.load_policy_file(path)
+        return net
+
+
+def card_logits(cards: CardRows, network: CardNetwork, beta=None):
+    """52 logits from ``network``'s logits of each row's legal cards (torch; ``beta``: see
+    :meth:`CardNetwork.forward`); cards not in the row get 0 (the mask removes them)."""
+    score = network(cards.prior, cards.feats, beta)                          # (n, slots)
     slot_card = torch.where(cards.ids >= 0, cards.ids, NUM_CARDS)           # unused: column 52
     out = torch.zeros((len(score), NUM_CARDS + 1), dtype=score.dtype, device=score.device)
     return out.scatter(1, slot_card, score)[:, :NUM_CARDS]
+
+
+def renamed_on_load(module: nn.Module, renames: dict[str, str]) -> None:
+    """Let ``module`` load state dicts that name its tensors the old way (checkpoints made
+    before :class:`CardNetwork`): a key beginning with ``old`` (after the module's prefix) is
+    read as beginning with ``renames[old]``."""
+
+    def hook(module, state_dict, prefix, *args) -> None:
+        for key in [k for k in state_dict if k.startswith(prefix)]:
+            rest = key[len(prefix):]
+            for old, new in renames.items():
+                if rest == old or rest.startswith(old) and old.endswith("."):
+                    state_dict[prefix + new + rest[len(old):]] = state_dict.pop(key)
+                    break
+
+    module.register_load_state_dict_pre_hook(hook)
 
 
 def critic_inputs(config: SelfPlayConfig) -> int:
@@ -258,22 +346,17 @@ class PriorActorCritic(nn.Module):
 
     def __init__(self, config: SelfPlayConfig) -> None:
         super().__init__()
-        self.card_arch = config.card_arch
-        from agents.features import NUM_FEATURES
-
-        out = nn.Linear(config.card_arch[-1], 1)
-        nn.init.zeros_(out.weight)
-        nn.init.zeros_(out.bias)
-        self.card_net = nn.Sequential(mlp([NUM_FEATURES, *config.card_arch]), out)
-        self.log_beta = nn.Parameter(torch.tensor(math.log(config.beta)))
+        self.card = CardNetwork(config.card_arch, beta=config.beta, orthogonal=True)
         sizes = [critic_inputs(config), *config.net_arch]
         self.critic = nn.Sequential(mlp(sizes), _init(nn.Linear(sizes[-1], 1), 1.0))
+        renamed_on_load(self, {"card_net.0.": "card.net.", "card_net.1.": "card.out.",
+                               "log_beta": "card.log_beta"})
 
     def action_layer(self):
         return None
 
     def logits(self, obs, layer=None, cards: CardRows | None = None):
-        return card_logits(cards, self.card_net, self.log_beta.exp())
+        return card_logits(cards, self.card)
 
     def value(self, obs):
         return self.critic(obs).squeeze(-1)
@@ -286,8 +369,7 @@ class PriorActorCritic(nn.Module):
 
     def load_policy_file(self, path: str | Path) -> None:
         """Start from an ``expert-prior`` policy file's card network and beta."""
-        linears = [m for m in self.card_net.modules() if isinstance(m, nn.Linear)]
-        load_card_network(linears, self.log_beta, path, self.card_arch)
+        self.card.load_policy_file(path)
 
 
 
@@ -405,9 +487,8 @@ def export_arrays(net) -> dict[str, np.ndarray]:
     """The actor as the tensors of an :mod:`agents.ppo` ``mlp``, ``keeps`` or
     ``expert-prior`` policy file."""
     out: dict[str, np.ndarray] = {}
-    if hasattr(net, "card_net"):
-        return card_network_arrays([m for m in net.card_net.modules()
-                                    if isinstance(m, torch.nn.Linear)], net.log_beta)
+    if isinstance(net, PriorActorCritic):
+        return net.card.arrays()
     linears = [m for m in net.actor if isinstance(m, torch.nn.Linear)]
 
     def put(name: str, w, b) -> None:

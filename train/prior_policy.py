@@ -20,7 +20,7 @@ from torch import nn
 
 from agents.features import INPUT_SIZE, NUM_FEATURES, augment
 from cribenv.observation import OBS_SIZE
-from train.networks import ACTIVATIONS, card_network_arrays, load_card_network, mlp
+from train.networks import ACTIVATIONS, CardNetwork, mlp, renamed_on_load
 
 
 class ExpertFeatureObservation(gymnasium.ObservationWrapper):
@@ -40,25 +40,24 @@ class ExpertFeatureObservation(gymnasium.ObservationWrapper):
 
 class ExpertPriorModule(nn.Module):
     """The expert-prior network in torch, in SB3's ``mlp_extractor`` slot: ``latent_pi`` is the
-    52 card logits themselves, ``latent_vf`` the critic's last hidden layer."""
+    52 card logits themselves (its :class:`train.networks.CardNetwork` ``card`` on every card's
+    row), ``latent_vf`` the critic's last hidden layer."""
 
     def __init__(self, card_hidden: list[int], value_hidden: list[int], activation: str,
                  beta: float) -> None:
         super().__init__()
-        act = ACTIVATIONS[activation]
-        self.card_net = mlp([NUM_FEATURES, *card_hidden], act, orthogonal=False)
-        self.card_out = nn.Linear(card_hidden[-1] if card_hidden else NUM_FEATURES, 1)
-        nn.init.zeros_(self.card_out.weight)
-        nn.init.zeros_(self.card_out.bias)
-        self.log_beta = nn.Parameter(torch.tensor(float(np.log(beta))))
-        self.value_net = mlp([OBS_SIZE, *value_hidden], act, orthogonal=False)
+        self.card = CardNetwork(card_hidden, activation, beta, orthogonal=False)
+        self.value_net = mlp([OBS_SIZE, *value_hidden], ACTIVATIONS[activation],
+                             orthogonal=False)
         self.latent_dim_pi = 52
         self.latent_dim_vf = value_hidden[-1] if value_hidden else OBS_SIZE
+        renamed_on_load(self, {"card_net.": "card.net.", "card_out.": "card.out.",
+                               "log_beta": "card.log_beta"})
 
     def forward_actor(self, x: torch.Tensor) -> torch.Tensor:
         prior = x[:, OBS_SIZE:OBS_SIZE + 52]
         feats = x[:, OBS_SIZE + 52:].reshape(-1, 52, NUM_FEATURES)
-        return self.log_beta.exp() * prior + self.card_out(self.card_net(feats)).squeeze(-1)
+        return self.card(prior, feats)
 
     def forward_critic(self, x: torch.Tensor) -> torch.Tensor:
         return self.value_net(x[:, :OBS_SIZE])
@@ -100,13 +99,9 @@ class ExpertPriorPolicy(MaskableActorCriticPolicy):
 
 def prior_arrays(policy: ExpertPriorPolicy) -> dict[str, np.ndarray]:
     """The actor's weights as numpy arrays, named as in a policy file."""
-    nets = policy.mlp_extractor
-    linears = [m for m in nets.card_net if isinstance(m, nn.Linear)] + [nets.card_out]
-    return card_network_arrays(linears, nets.log_beta)
+    return policy.mlp_extractor.card.arrays()
 
 
 def start_from_policy_file(policy: ExpertPriorPolicy, path: str) -> None:
     """Copy the card network and beta of an expert-prior policy file into ``policy``."""
-    nets = policy.mlp_extractor
-    linears = [m for m in nets.card_net if isinstance(m, nn.Linear)] + [nets.card_out]
-    load_card_network(linears, nets.log_beta, path, policy.card_hidden)
+    policy.mlp_extractor.card.load_policy_file(path)

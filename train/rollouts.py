@@ -243,14 +243,14 @@ def fit(data: dict[str, np.ndarray], card_hidden: list[int], epochs: int = 30,
         offsets = np.repeat(lo - np.cumsum(lengths) + lengths, lengths)
         return torch.as_tensor(offsets + np.arange(lengths.sum()))
 
-    params = list(nets.card_net.parameters()) + list(nets.card_out.parameters())
+    params = list(nets.card.net.parameters()) + list(nets.card.out.parameters())
     opt = torch.optim.Adam(params, lr=lr)
 
     def loss_on(rows: torch.Tensor) -> torch.Tensor:
         sel = ids[rows]
         _, local = torch.unique(sel, return_inverse=True)
         n = int(local.max()) + 1
-        pred = prior[rows] + nets.card_out(nets.card_net(x[rows])).squeeze(-1)
+        pred = prior[rows] + nets.card.scores(x[rows])
         err = centred(pred, local, n) - centred(y[rows], local, n)
         return (err ** 2).mean()
 
@@ -283,9 +283,9 @@ def export(nets, path: str | Path, beta: float, card_hidden: list[int],
     from agents.ppo import save_tensors
 
     with torch.no_grad():
-        nets.card_out.weight.mul_(beta)
-        nets.card_out.bias.mul_(beta)
-        nets.log_beta.fill_(float(np.log(beta)))
+        nets.card.out.weight.mul_(beta)
+        nets.card.out.bias.mul_(beta)
+        nets.card.log_beta.fill_(float(np.log(beta)))
     from train.prior_policy import prior_arrays
 
     class _Holder:

@@ -14,6 +14,7 @@ from cribenv.game import Rules
 from cribenv.observation import OBS_SIZE
 from cribenv.vector import VectorGame
 from train.networks import (
+    CardNetwork,
     CardRows,
     card_logits,
     throw_logits,
@@ -233,13 +234,11 @@ def frozen_actor(path: Path, device: str = "cpu"):
         return layers[:-1]
 
     if isinstance(policy, ExpertPriorActor):
-        score_net = torch.nn.Sequential(*linears([(wt.T, b) for wt, b in policy._forward]))
-        score_net.to(device)
+        network = CardNetwork.from_policy_file(path).to(device)
 
         def prior_logits(obs: np.ndarray, cards: CardRows) -> np.ndarray:
-            with torch.no_grad():
-                return card_logits(cards.to_torch(device), score_net,
-                                   policy.beta).cpu().numpy()
+            with torch.no_grad():   # the file's beta itself, as the numpy player reads it
+                return card_logits(cards.to_torch(device), network, policy.beta).cpu().numpy()
 
         return prior_logits
 
