@@ -50,12 +50,12 @@ def _sb3(seconds: float) -> dict[str, Any]:
     import torch
 
     from train.config import TrainConfig
-    from train.pool import OpponentPool
+    from train.pool import sb3_pool
     from train.sb3_trainer import make_vec_env, new_model
 
     torch.set_num_threads(1)
     config = TrainConfig(net_arch=NET, threads=1, heuristics=["random"], heuristic_share=1.0)
-    env = make_vec_env(config, OpponentPool(config, seed=0), seed=0)
+    env = make_vec_env(config, sb3_pool(config, seed=0), seed=0)
     model = new_model(config, env)
     model.learn(config.rollout_steps)           # warm up
     start, cpu, steps = time.perf_counter(), time.process_time(), model.num_timesteps

@@ -95,13 +95,13 @@ def test_features_are_a_function_of_the_observation():
 
 
 def _model(beta: float = 3.0, card_arch_override: list[int] | None = None, **kw):
-    from train.pool import OpponentPool
+    from train.pool import sb3_pool
     from train.sb3_trainer import make_vec_env, new_model
 
     config = TrainConfig(policy="expert-prior", n_envs=1, n_steps=32, batch_size=32,
                          heuristics=["random"], eval_games=0, threads=1, beta=beta,
                          card_arch=card_arch_override or [8], net_arch=[16], **kw)
-    env = make_vec_env(config, OpponentPool(config, seed=0), seed=0)
+    env = make_vec_env(config, sb3_pool(config, seed=0), seed=0)
     return config, new_model(config, env)
 
 
@@ -117,13 +117,14 @@ def test_untrained_torch_policy_plays_the_experts_card():
 
 
 def test_exported_file_matches_the_torch_logits(tmp_path):
-    from train.export import export_policy
+    from train.export import export_policy, policy_tensors
 
     config, model = _model(beta=1.5)
     with torch.no_grad():   # make the card network non-trivial
         for p in model.policy.mlp_extractor.parameters():
             p.add_(0.3 * torch.randn_like(p))
-    path = export_policy(model, tmp_path / "p.safetensors", config, steps=0)
+    path = export_policy(policy_tensors(model, config), tmp_path / "p.safetensors", config,
+                         steps=0)
     policy = load_policy(path)
     assert isinstance(policy, ExpertPriorActor)
     agent = make_agent(f"ppo:{path}")
@@ -197,13 +198,14 @@ def test_tiny_expert_prior_run_resumes_and_plays(tmp_path):
 
 
 def test_init_policy_copies_the_card_network(tmp_path):
-    from train.export import export_policy
+    from train.export import export_policy, policy_tensors
 
     config, model = _model(beta=1.5)
     with torch.no_grad():
         for p in model.policy.mlp_extractor.parameters():
             p.add_(0.3 * torch.randn_like(p))
-    path = export_policy(model, tmp_path / "p.safetensors", config, steps=0)
+    path = export_policy(policy_tensors(model, config), tmp_path / "p.safetensors", config,
+                         steps=0)
     config2, model2 = _model(beta=2.5, init_policy=str(path))
     x = torch.as_tensor(np.stack([augment(o, m) for o, m, _ in list(decisions(1, seed=41))[:20]]))
     with torch.no_grad():

@@ -22,9 +22,10 @@ from agents.ppo import load_policy  # noqa: E402
 from cribenv.game import Game, Rules  # noqa: E402
 from cribenv.observation import OBS_SIZE, OFFSETS, encode  # noqa: E402
 from cribenv.vector import HIDDEN_SIZE  # noqa: E402
-from train import networks, selfplay, selfplay_config, selfplay_rollout  # noqa: E402
+from train import networks, pool, selfplay, selfplay_config, selfplay_rollout  # noqa: E402
 from train.checkpoints import CheckpointError  # noqa: E402
-from train.networks import export_policy, make_network  # noqa: E402
+from train.export import export_policy  # noqa: E402
+from train.networks import export_arrays, make_network  # noqa: E402
 from train.selfplay import SelfPlayConfig, train  # noqa: E402
 from train.selfplay_rollout import SeatRollout  # noqa: E402
 
@@ -38,7 +39,7 @@ def tiny(**kw) -> SelfPlayConfig:
 
 
 @pytest.mark.parametrize("module", [selfplay, selfplay_config, networks,
-                                    selfplay_rollout])
+                                    selfplay_rollout, pool])
 def test_doctests(module):
     assert doctest.testmod(module).failed == 0
 
@@ -94,8 +95,8 @@ def test_each_seat_is_credited_its_sides_result(players, reward):
     side's final point differential (points) or +/- the game points (win, skunks)."""
     cfg = SelfPlayConfig(num_players=players, n_games=6, reward=reward, skunks=True,
                          self_play_share=1.0)
-    pool = selfplay_rollout.SnapshotPool(1, 1.0)
-    games = selfplay_rollout.Games(cfg, pool, np.random.default_rng(0), 0)
+    snapshots = selfplay_rollout.selfplay_pool(cfg)
+    games = selfplay_rollout.Games(cfg, snapshots, np.random.default_rng(0), 0)
     finals: dict[int, tuple] = {}
     restart = games.vg.reset_games
 
@@ -157,7 +158,7 @@ def test_export_round_trip_torch_equals_numpy(tmp_path, head, players):
     cfg = SelfPlayConfig(policy=head, net_arch=[32, 16], card_dim=8, keep_arch=[16],
                          keep_ctx=8, num_players=players)
     net = _perturbed_network(cfg)
-    path = export_policy(net, tmp_path / "p.safetensors", cfg, steps=7)
+    path = export_policy(export_arrays(net), tmp_path / "p.safetensors", cfg, steps=7)
     policy = load_policy(path)
     x = _random_observations(players)
     assert (x[:, 528] == 1).sum() >= 20     # discard decisions are among them
@@ -221,8 +222,8 @@ def test_throw_head_is_one_distribution_over_the_ways_to_throw(tmp_path):
     from agents.ppo import throw_features, throw_tables
 
     cfg = SelfPlayConfig(policy="keeps", net_arch=[32], keep_arch=[16], keep_ctx=8)
-    policy = load_policy(export_policy(_perturbed_network(cfg), tmp_path / "p.safetensors",
-                                       cfg, steps=0))
+    policy = load_policy(export_policy(export_arrays(_perturbed_network(cfg)),
+                                       tmp_path / "p.safetensors", cfg, steps=0))
     game = Game(Rules(), seed=11)
     seat = game.current_player
     cards = sorted(game.hands[seat])

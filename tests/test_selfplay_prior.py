@@ -28,7 +28,8 @@ from cribenv.game import Game, Phase, Rules  # noqa: E402
 from cribenv.observation import encode  # noqa: E402
 from cribenv.vector import HIDDEN_SIZE  # noqa: E402
 from train import networks, selfplay_rollout  # noqa: E402
-from train.networks import CardNetwork, CardRows, export_policy, make_network  # noqa: E402
+from train.export import export_policy  # noqa: E402
+from train.networks import CardNetwork, CardRows, export_arrays, make_network  # noqa: E402
 from train.selfplay import SelfPlayConfig, train  # noqa: E402
 
 PRIOR = dict(policy="expert-prior", net_arch=[16], n_games=8, n_steps=16, minibatch_size=64,
@@ -70,7 +71,7 @@ def test_starts_as_the_shipped_agent_and_exports_it_back(tmp_path, players):
         legal = np.flatnonzero(mask).tolist()
         np.testing.assert_allclose(logits[i, legal], shipped.legal_logits(view, legal),
                                    rtol=1e-5, atol=1e-4)
-    path = export_policy(net, tmp_path / "p.safetensors", cfg, steps=3)
+    path = export_policy(export_arrays(net), tmp_path / "p.safetensors", cfg, steps=3)
     exported = load_policy(path)
     assert isinstance(exported, ExpertPriorActor) and exported.beta == pytest.approx(
         shipped.beta)
@@ -260,7 +261,7 @@ def test_bad_settings_are_refused_naming_them(tmp_path, capsys):
     net = make_network(SelfPlayConfig(policy="expert-prior", card_arch=[32]))
     with pytest.raises(PolicyFileError, match=r"card layers .* do not match card_arch \[32\]"):
         net.load_policy_file("shipped")
-    mlp = export_policy(make_network(SelfPlayConfig(policy="mlp", net_arch=[8])),
+    mlp = export_policy(export_arrays(make_network(SelfPlayConfig(policy="mlp", net_arch=[8]))),
                         tmp_path / "mlp.safetensors", SelfPlayConfig(policy="mlp"), 0)
     with pytest.raises(PolicyFileError, match="is not an expert-prior policy file"):
         make_network(SelfPlayConfig(policy="expert-prior")).load_policy_file(mlp)

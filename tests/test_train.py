@@ -125,7 +125,7 @@ def test_config_validation():
 
 def test_imitation_data_and_warm_start(tmp_path):
     from train.imitation import collect, pretrain
-    from train.pool import OpponentPool
+    from train.pool import sb3_pool
     from train.sb3_trainer import make_vec_env, new_model
 
     data = collect(6, teacher="greedy", seed=3, shaping=0.01, gamma=1.0)
@@ -136,7 +136,7 @@ def test_imitation_data_and_warm_start(tmp_path):
     plain = collect(2, teacher="greedy", seed=3)
     assert set(np.unique(plain.returns)) <= {-1.0, 1.0}
     cfg = tiny_config(net_arch=[64])
-    model = new_model(cfg, make_vec_env(cfg, OpponentPool(cfg, 0), seed=0))
+    model = new_model(cfg, make_vec_env(cfg, sb3_pool(cfg, 0), seed=0))
     first = pretrain(model, data, epochs=1, lr=1e-3, log=lambda s: None)
     later = pretrain(model, data, epochs=15, lr=1e-3, log=lambda s: None)
     assert later["accuracy"] > first["accuracy"] + 0.1
@@ -190,7 +190,7 @@ def test_opponent_pool_sampling_rule(tmp_path):
     import random
 
     from agents.ppo import save_policy
-    from train.pool import OpponentPool
+    from train.pool import sb3_pool
 
     rng = np.random.default_rng(0)
     paths = []
@@ -199,16 +199,18 @@ def test_opponent_pool_sampling_rule(tmp_path):
         save_policy(path, [(rng.normal(size=(8, OBS_SIZE)), np.zeros(8))],
                     (rng.normal(size=(52, 8)), np.zeros(52)), {"activation": "tanh"})
         paths.append(path)
-    pool = OpponentPool(tiny_config(heuristic_share=0.0, pool_size=2), seed=0)
+    pool = sb3_pool(tiny_config(heuristic_share=0.0, pool_size=2), seed=0)
     draw = random.Random(1)
-    assert all(pool.sample(draw) is pool.heuristics[0] for _ in range(20))
+    assert pool.rule == "uniform" and pool.sample(draw, 20) == ["random"] * 20
+    assert pool.player("random") is pool.heuristics[0]
     for path in paths:
-        pool.add_snapshot(path)
-    assert pool.snapshot_paths == [str(p) for p in paths[1:]]
-    assert {id(pool.sample(draw)) for _ in range(50)} == {id(s) for s in pool.snapshots}
-    only_bots = OpponentPool(tiny_config(heuristic_share=1.0), seed=0)
-    only_bots.add_snapshot(paths[0])
-    assert all(only_bots.sample(draw) is only_bots.heuristics[0] for _ in range(20))
+        pool.add(path)
+    assert pool.names == [p.name for p in paths[1:]]
+    assert set(pool.sample(draw, 50)) == set(pool.names)
+    assert pool.probabilities().tolist() == [0.5, 0.5]
+    only_bots = sb3_pool(tiny_config(heuristic_share=1.0), seed=0)
+    only_bots.add(paths[0])
+    assert only_bots.sample(draw, 20) == ["random"] * 20
 
 
 def test_checkpoint_round_trip_and_latest(tmp_path):

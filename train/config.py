@@ -165,6 +165,11 @@ class RunSettings:
         if games < 0 or games % 2:
             raise ValueError(f"eval_games must be an even number >= 0, got {games}")
 
+    def policy_fields(self) -> dict[str, Any]:
+        """What the policy files of this backend say about their network (``arch``,
+        ``activation``, ...); :func:`train.export.policy_meta` adds the rest."""
+        raise NotImplementedError
+
     def fixed_settings(self) -> dict[str, Any]:
         """The settings a resumed run must keep."""
         return {k: v for k, v in self.to_dict().items() if k not in self.RESUMABLE}
@@ -294,6 +299,13 @@ class TrainConfig(RunSettings):
     @property
     def rollout_steps(self) -> int:
         return self.n_steps * self.n_envs
+
+    def policy_fields(self) -> dict[str, Any]:
+        """SB3's actor: ``arch`` is the policy (the MLP's ``net_arch`` with it)."""
+        fields: dict[str, Any] = {"arch": self.policy, "activation": self.activation}
+        if self.policy != "expert-prior":
+            fields["net_arch"] = self.net_arch
+        return fields
 
     def fixed_settings(self) -> dict[str, Any]:
         fixed = super().fixed_settings()

@@ -1,7 +1,11 @@
-"""The learner's actor out of SB3: as a weights-only policy file, or as a numpy agent.
+"""A learner's actor out of any trainer as a weights-only policy file (:func:`export_policy`),
+and the SB3 learner as a numpy agent.
 
 A policy file (see :mod:`agents.ppo`) is what ``ppo:PATH`` plays and what the opponent pool
-loads as a snapshot; :class:`LearnerAgent` plays the current learner without writing one.
+loads as a snapshot. Each trainer passes its network's tensors (SB3: :func:`policy_tensors`;
+self-play: :func:`train.networks.export_arrays`; RLlib: the module's ``actor_arrays``) and its
+settings, whose ``policy_fields`` describe the network in the file's config
+(:func:`policy_meta`). :class:`LearnerAgent` plays the current SB3 learner without writing one.
 """
 
 from __future__ import annotations
@@ -12,8 +16,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.ppo import ExpertPriorActor, MlpActor, PPOAgent, save_policy, save_tensors
-from train.config import TrainConfig
+from agents.ppo import ExpertPriorActor, MlpActor, PPOAgent, save_tensors
+from train.config import RunSettings, TrainConfig
 
 
 def policy_arrays(model) -> tuple[list[tuple[np.ndarray, np.ndarray]],
@@ -27,31 +31,45 @@ def policy_arrays(model) -> tuple[list[tuple[np.ndarray, np.ndarray]],
                     head.bias.detach().cpu().numpy().copy())
 
 
-def policy_meta(config: TrainConfig, steps: int) -> dict[str, Any]:
-    """The JSON config stored in a policy file of this run."""
-    meta: dict[str, Any] = {"arch": config.policy, "activation": config.activation,
-                            "steps": steps, "num_players": config.num_players,
-                            "target": config.target, "train_config": config.to_dict()}
-    if config.policy == "expert-prior":
-        from agents.features import FEATURES_VERSION
-
-        meta.update(card_arch=config.card_arch, features_version=FEATURES_VERSION)
-    else:
-        meta["net_arch"] = config.net_arch
-    return meta
-
-
-def export_policy(model, path: str | Path, config: TrainConfig, steps: int,
-                  extra: dict[str, Any] | None = None) -> Path:
-    """Write the learner's actor as a weights-only policy file."""
-    meta = policy_meta(config, steps)
-    meta.update(extra or {})
+def policy_tensors(model, config: TrainConfig) -> dict[str, np.ndarray]:
+    """The SB3 learner's actor as the named tensors of its policy file (``pi.0``, ...,
+    ``action`` of an ``mlp``; the card network of an ``expert-prior``)."""
     if config.policy == "expert-prior":
         from train.prior_policy import prior_arrays
 
-        return save_tensors(path, prior_arrays(model.policy), meta)
+        return prior_arrays(model.policy)
     layers, head = policy_arrays(model)
-    return save_policy(path, layers, head, meta)
+    tensors: dict[str, np.ndarray] = {}
+    for i, (w, b) in enumerate(layers):
+        tensors[f"pi.{i}.weight"] = w
+        tensors[f"pi.{i}.bias"] = b
+    tensors["action.weight"], tensors["action.bias"] = head
+    return tensors
+
+
+def policy_meta(config: RunSettings, steps: int) -> dict[str, Any]:
+    """The JSON config stored in a policy file of a run of ``config`` (any backend): its
+    network (``config.policy_fields()``; with an ``expert-prior`` card network its layers and
+    the features' version), the steps trained, the game and the run's settings."""
+    meta: dict[str, Any] = {**config.policy_fields(), "steps": steps,
+                            "num_players": config.num_players,  # type: ignore[attr-defined]
+                            "target": config.target,  # type: ignore[attr-defined]
+                            "train_config": config.to_dict()}
+    if meta["arch"] == "expert-prior":
+        from agents.features import FEATURES_VERSION
+
+        meta.update(card_arch=config.card_arch,  # type: ignore[attr-defined]
+                    features_version=FEATURES_VERSION)
+    return meta
+
+
+def export_policy(tensors: dict[str, np.ndarray], path: str | Path, config: RunSettings,
+                  steps: int, extra: dict[str, Any] | None = None) -> Path:
+    """Write a learner's actor, ``tensors``, as a weights-only policy file whose config is
+    :func:`policy_meta` (plus ``extra``); play it with ``ppo:PATH``."""
+    meta = policy_meta(config, steps)
+    meta.update(extra or {})
+    return save_tensors(path, tensors, meta)
 
 
 def numpy_actor(model, config: TrainConfig) -> MlpActor | ExpertPriorActor:

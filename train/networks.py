@@ -505,22 +505,3 @@ def export_arrays(net) -> dict[str, np.ndarray]:
             for i, m in enumerate(keep):
                 put(f"keep.{i}", m.weight, m.bias)
     return out
-
-
-def export_policy(net, path: str | Path, config: SelfPlayConfig, steps: int,
-                  extra: dict[str, Any] | None = None) -> Path:
-    """Write the actor as a weights-only policy file (play it with ``ppo:PATH``)."""
-    from agents.features import FEATURES_VERSION
-    from agents.ppo import save_tensors
-
-    arch = {"keeps": "keeps", "expert-prior": "expert-prior"}.get(config.policy, "mlp")
-    meta = {"arch": arch, "activation": "relu", "net_arch": config.net_arch,
-            "head": config.policy, "steps": steps,
-            "num_players": config.num_players, "target": config.target, "trainer": "selfplay",
-            "train_config": config.to_dict()}
-    if arch == "expert-prior":
-        meta.update(card_arch=config.card_arch, features_version=FEATURES_VERSION)
-    meta.update(extra or {})
-    return save_tensors(path, export_arrays(net), meta)
-
-

@@ -4,6 +4,7 @@ folder), each with its one line of help: ray-free, so ``cribenv train --help`` s
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from train.config import RunSettings, setting
 
@@ -70,3 +71,8 @@ class RLlibConfig(RunSettings):
                             "minibatch_size", "n_epochs", "snapshot_every", "checkpoint_every")
         self.check_at_least(0, "num_env_runners", "num_cpus", "frozen")
         self.check_eval_games()
+
+    def policy_fields(self) -> dict[str, Any]:
+        """RLlib's actor: an ``mlp`` of ReLU layers."""
+        return {"arch": "mlp", "activation": "relu", "net_arch": self.net_arch,
+                "trainer": TRAINER}

@@ -95,6 +95,9 @@ def train(config: RLlibConfig, run_dir: str | Path, resume: bool = False,
     import ray
     from tqdm import tqdm
 
+    from cribenv.integrations.rllib import LEARNER
+    from train.export import export_policy
+
     run_dir = Path(run_dir)
     stop = {"stop": False}
     config, state, ckpt = _open_run(config, run_dir, resume)   # checks only, writes nothing
@@ -141,7 +144,8 @@ def train(config: RLlibConfig, run_dir: str | Path, resume: bool = False,
                     signal.signal(sig, handler)
             if ckpt is None or state["step"] > ckpt_step(ckpt):
                 _checkpoint(run_dir, algo, state)
-            policy = export_policy(algo, run_dir / "policy.safetensors", config, state["step"])
+            policy = export_policy(algo.get_module(LEARNER).actor_arrays(),
+                                   run_dir / "policy.safetensors", config, state["step"])
         finally:
             algo.stop()
     finally:
@@ -159,17 +163,6 @@ def train(config: RLlibConfig, run_dir: str | Path, resume: bool = False,
     if stop["stop"]:
         raise KeyboardInterrupt
     return policy
-
-
-def export_policy(algo, path: Path, config: RLlibConfig, steps: int) -> Path:
-    """The learner's actor as a ``ppo:PATH`` ``mlp`` policy file."""
-    from agents.ppo import save_tensors
-    from cribenv.integrations.rllib import LEARNER
-
-    meta = {"arch": "mlp", "activation": "relu", "net_arch": config.net_arch, "steps": steps,
-            "num_players": config.num_players, "target": config.target, "trainer": TRAINER,
-            "train_config": config.to_dict()}
-    return save_tensors(path, algo.get_module(LEARNER).actor_arrays(), meta)
 
 
 # ------------------------------------------------------------------------------------------

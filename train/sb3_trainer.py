@@ -1,10 +1,10 @@
 """The self-play PPO loop (sb3-contrib MaskablePPO), top to bottom: :func:`train`.
 
 The learner plays against an :class:`train.pool.OpponentPool` (frozen snapshots of itself and
-heuristic bots); every ``snapshot_every`` steps its actor is exported (:mod:`train.export`) into
-the pool, every ``eval_every`` steps it is evaluated against the heuristics
-(:mod:`train.evaluation`), and every ``checkpoint_every`` steps a checkpoint is written
-(:mod:`train.checkpoints`).
+heuristic bots, the ``uniform`` rule: :func:`train.pool.sb3_pool`); every ``snapshot_every``
+steps its actor is exported (:mod:`train.export`) into the pool, every ``eval_every`` steps it
+is evaluated against the heuristics (:mod:`train.evaluation`), and every ``checkpoint_every``
+steps a checkpoint is written (:mod:`train.checkpoints`).
 
 Run layout (``run_dir``)::
 
@@ -46,10 +46,10 @@ from train.checkpoints import (
 )
 from train.config import TrainConfig
 from train.evaluation import append_csv, evaluation_row
-from train.export import LearnerAgent, export_policy
+from train.export import LearnerAgent, export_policy, policy_tensors
 from train.learning_curve import plot_learning_curve
 from train.networks import ACTIVATIONS
-from train.pool import OpponentPool, PoolOpponent
+from train.pool import OpponentPool, PoolOpponent, sb3_pool
 
 
 def make_vec_env(config: TrainConfig, pool: OpponentPool, seed: int):
@@ -134,7 +134,7 @@ def train(config: TrainConfig, run_dir: str | Path, resume: bool = False,
         config.save(run_dir / "config.json")
         ckpt, state = None, None
 
-    pool = OpponentPool(config, seed=config.seed)
+    pool = sb3_pool(config, seed=config.seed)
     resets = state.env_resets + 1 if state else 0
     env = make_vec_env(config, pool, seed=config.seed + 100_003 * resets)
     if ckpt is not None and state is not None:
@@ -144,7 +144,7 @@ def train(config: TrainConfig, run_dir: str | Path, resume: bool = False,
             if not snap.is_file():
                 raise CheckpointError(f"checkpoint {ckpt.name} names pool snapshot {snap}, "
                                       f"which is missing")
-            pool.add_snapshot(snap)
+            pool.add(snap)
         set_rng_state(state.rng)
         for name in ("eval.csv",):   # rows logged after the checkpoint are logged again
             truncate_log(run_dir / name, state.step)
@@ -177,8 +177,8 @@ def train(config: TrainConfig, run_dir: str | Path, resume: bool = False,
             step = model.num_timesteps
             if step >= state.next_snapshot:
                 path = run_dir / "pool" / f"snap-{step:09d}.safetensors"
-                export_policy(model, path, config, step)
-                pool.add_snapshot(path)
+                export_policy(policy_tensors(model, config), path, config, step)
+                pool.add(path)
                 state.next_snapshot = step + config.snapshot_every
             if config.eval_games and step >= state.next_eval:
                 _evaluate_and_log(model, config, run_dir, state, step)
@@ -204,7 +204,8 @@ def train(config: TrainConfig, run_dir: str | Path, resume: bool = False,
     elapsed = time.perf_counter() - started
     trained = step - start_steps
     speed = trained / elapsed if elapsed > 0 else 0.0
-    final = export_policy(model, run_dir / "policy.safetensors", config, step,
+    final = export_policy(policy_tensors(model, config), run_dir / "policy.safetensors",
+                          config, step,
                           {"steps_per_second": round(speed, 1)} if trained else {})
     plot_learning_curve(run_dir)
     rate = (f"{trained:,} steps at {speed:,.0f} env steps/s while learning" if trained else
@@ -260,7 +261,7 @@ def _imitate(model, config: TrainConfig, progress: bool, log: Callable[[str], No
 
 def _checkpoint(run_dir: Path, model, state: RunState, pool: OpponentPool, step: int) -> None:
     state.step = step
-    state.pool = [Path(p).name for p in pool.snapshot_paths]
+    state.pool = list(pool.names)
     state.rng = rng_state()
     save_checkpoint(run_dir, model, state)
 

@@ -12,9 +12,9 @@ The run's pieces live one per module, read in this order:
    a row; each row's trajectory is its own decisions. The points (and the final result) earned
    between two decisions of a seat, on anyone's turn, are credited to its earlier decision; the
    game's end closes every seat's last decision. GAE runs along each row's own chain.
-4. **Opponents**: :class:`train.selfplay_rollout.SnapshotPool`: in a share ``self_play_share``
-   of the games the learner plays every seat; in the others it plays one side and a frozen
-   snapshot of itself plays the rest. With the ``expert-prior`` network a share
+4. **Opponents**: :class:`train.pool.OpponentPool` (the ``priority`` rule): in a share
+   ``self_play_share`` of the games the learner plays every seat; in the others it plays one
+   side and a frozen snapshot of itself plays the rest. With the ``expert-prior`` network a share
    ``expert_share`` of those games is played against the expert bot instead.
 5. **The loop** (here): collect ``n_steps`` steps of ``n_games`` games, compute the advantages,
    run the clipped PPO update, log, evaluate, snapshot, checkpoint.
@@ -52,17 +52,19 @@ from train.checkpoints import (
     truncate_log,
 )
 from train.evaluation import append_csv, evaluation_row
+from train.export import export_policy
 from train.learning_curve import numeric_rows, plot_learning_curve, plot_win_rates
 from train.networks import (
     CardRows,
     entropy,
-    export_policy,
+    export_arrays,
     make_network,
     masked_log_probs,
     sparse_rows,
 )
+from train.pool import OpponentPool
 from train.selfplay_config import EXPERT, TRAINER, SelfPlayConfig
-from train.selfplay_rollout import Games, SeatRollout, SnapshotPool, expert_cards, sample_masked
+from train.selfplay_rollout import Games, SeatRollout, expert_cards, sample_masked, selfplay_pool
 
 __all__ = ["SelfPlayConfig", "train", "plot_training"]
 
@@ -96,7 +98,7 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
                                  fused=True)
     gen = torch.Generator().manual_seed(config.seed)
     rng = np.random.default_rng(config.seed)
-    pool = SnapshotPool(config.pool_size, config.pool_priority)
+    pool = selfplay_pool(config)
     if ckpt is not None:
         _restore(ckpt, state, net, optimizer, gen, rng, pool, run_dir)
         if state.pop("settings_changed"):
@@ -124,7 +126,7 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
             step = state["step"]
             if step >= state["next_snapshot"]:
                 path = run_dir / "pool" / f"snap-{step:09d}.safetensors"
-                export_policy(net, path, config, step)
+                export_policy(export_arrays(net), path, config, step)
                 pool.add(path)
                 state["next_snapshot"] = step + config.snapshot_every
             if config.eval_games and step >= state["next_eval"]:
@@ -236,8 +238,8 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
     _checkpoint(run_dir, net, optimizer, gen, rng, pool, games, state)
     elapsed = time.perf_counter() - started
     speed = (state["step"] - start_step) / elapsed if elapsed > 0 else 0.0
-    final = export_policy(net, run_dir / "policy.safetensors", config, state["step"],
-                          {"steps_per_second": round(speed, 1)})
+    final = export_policy(export_arrays(net), run_dir / "policy.safetensors", config,
+                          state["step"], {"steps_per_second": round(speed, 1)})
     if writer is not None:
         writer.close()
     plot_learning_curve(run_dir)
@@ -342,7 +344,7 @@ def _open_run(config: SelfPlayConfig, run_dir: Path, resume: bool
 
 
 def _checkpoint(run_dir: Path, net, optimizer, gen, rng: np.random.Generator,
-                pool: SnapshotPool, games: Games, state: dict[str, Any]) -> Path:
+                pool: OpponentPool, games: Games, state: dict[str, Any]) -> Path:
     """A complete checkpoint (atomic, via :func:`train.checkpoints.save_checkpoint`):
     ``model.zip`` is the torch archive of the network, optimiser and sampling generator.
 
@@ -363,7 +365,7 @@ ARCHIVE_KEYS = ("net", "optimizer", "torch_gen")   # model.zip: what _checkpoint
 
 
 def _restore(ckpt: Path, state: dict[str, Any], net, optimizer, gen,
-             rng: np.random.Generator, pool: SnapshotPool, run_dir: Path) -> None:
+             rng: np.random.Generator, pool: OpponentPool, run_dir: Path) -> None:
     """Load checkpoint ``ckpt`` into the run's objects, or raise :class:`CheckpointError`
     naming the file and what is wrong with it (nothing on disk is changed either way)."""
     archive = ckpt / "model.zip"
@@ -402,7 +404,7 @@ def _restore(ckpt: Path, state: dict[str, Any], net, optimizer, gen,
 
 
 def _restore_state(ckpt: Path, state: dict[str, Any], rng: np.random.Generator,
-                   pool: SnapshotPool, run_dir: Path) -> None:
+                   pool: OpponentPool, run_dir: Path) -> None:
     """The run's counters, random generator and snapshot pool from ``state.json``."""
     damaged = f"checkpoint {ckpt} is damaged: state.json"
     for key, fresh in _fresh_state(SelfPlayConfig()).items():
@@ -465,7 +467,7 @@ def learner_agent(net, config: SelfPlayConfig, path: Path):
     """The learner as a ``ppo:PATH`` agent (greedy over its logits), via its exported file."""
     from agents.ppo import PPOAgent
 
-    export_policy(net, path, config, 0)
+    export_policy(export_arrays(net), path, config, 0)
     return PPOAgent(path)
 
 

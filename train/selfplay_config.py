@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from train.config import RunSettings, setting
 
@@ -151,5 +152,12 @@ class SelfPlayConfig(RunSettings):
             raise ValueError(f"keep_arch must be hidden layer sizes >= 1, got {self.keep_arch}")
         self.check_rollout_size("n_games", "n_steps")
         self.check_eval_games()
+
+    def policy_fields(self) -> dict[str, Any]:
+        """The self-play actor: ``arch`` is how the file is read (``head`` the network that
+        wrote it: ``cards`` is read as an ``mlp``)."""
+        arch = {"keeps": "keeps", "expert-prior": "expert-prior"}.get(self.policy, "mlp")
+        return {"arch": arch, "activation": "relu", "net_arch": self.net_arch,
+                "head": self.policy, "trainer": TRAINER}
 
 

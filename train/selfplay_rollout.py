@@ -1,6 +1,7 @@
-"""The self-play rollout: every seat of every game a row (:class:`SeatRollout`), the pool of
-frozen snapshots the learner plays against (:class:`SnapshotPool`) and the batch of games with
-who plays which seat (:class:`Games`)."""
+"""The self-play rollout: every seat of every game a row (:class:`SeatRollout`), the snapshots
+of the opponent pool as torch actors (:func:`frozen_actor`; the pool is
+:class:`train.pool.OpponentPool`) and the batch of games with who plays which seat
+(:class:`Games`)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from train.networks import (
     throw_logits,
     throw_tables_torch,
 )
+from train.pool import OpponentPool
 from train.selfplay_config import EXPERT, SelfPlayConfig
 
 # ------------------------------------------------------------------------------------------
@@ -160,57 +162,11 @@ class SeatRollout:
 # 4. Opponents: a pool of frozen snapshots
 # ------------------------------------------------------------------------------------------
 
-class SnapshotPool:
-    """Frozen snapshots of the learner (policy files played with numpy), drawn once per game.
-
-    Sampling rule (prioritised fictitious self-play, "hard" weighting): snapshot ``j`` is drawn
-    with probability proportional to ``(1 - w_j) ** priority``, where ``w_j = (wins + 1) /
-    (games + 2)`` is the learner's win rate against it so far (a new snapshot starts at 1/2).
-    The snapshots the learner still loses to are played most; the newest ``size`` are kept.
-
-        >>> pool = SnapshotPool(size=2, priority=2.0)
-        >>> pool.names, pool.wins, pool.games = ["a", "b"], [9.0, 0.0], [10.0, 0.0]
-        >>> [round(float(p), 3) for p in pool.probabilities()]
-        [0.1, 0.9]
-    """
-
-    def __init__(self, size: int, priority: float) -> None:
-        self.size = size
-        self.priority = priority
-        self.names: list[str] = []
-        self.policies: list[Any] = []
-        self.wins: list[float] = []
-        self.games: list[float] = []
-
-    def add(self, path: Path, wins: float = 0.0, games: float = 0.0) -> None:
-        self.names.append(path.name)
-        self.policies.append(frozen_actor(path))
-        self.wins.append(wins)
-        self.games.append(games)
-        while len(self.names) > self.size:
-            for column in (self.names, self.policies, self.wins, self.games):
-                column.pop(0)
-
-    def probabilities(self) -> np.ndarray:
-        w = (np.array(self.wins) + 1) / (np.array(self.games) + 2)
-        weight = (1 - w) ** self.priority + 1e-6
-        return weight / weight.sum()
-
-    def sample(self, rng: np.random.Generator, n: int) -> list[str]:
-        return [self.names[i] for i in rng.choice(len(self.names), n, p=self.probabilities())]
-
-    def record(self, name: str, learner_won: float) -> None:
-        if name in self.names:
-            j = self.names.index(name)
-            self.wins[j] += learner_won
-            self.games[j] += 1
-
-    def policy(self, name: str):
-        return self.policies[self.names.index(name)]
-
-    def state(self) -> list[dict[str, Any]]:
-        return [{"name": n, "wins": w, "games": g}
-                for n, w, g in zip(self.names, self.wins, self.games)]
+def selfplay_pool(config: SelfPlayConfig) -> OpponentPool:
+    """The self-play trainer's pool: the ``priority`` rule (exponent ``config.pool_priority``)
+    over the newest ``config.pool_size`` snapshots, each played by :func:`frozen_actor`."""
+    return OpponentPool(config.pool_size, lambda path, kept: frozen_actor(path),
+                        rule="priority", priority=config.pool_priority)
 
 
 def frozen_actor(path: Path, device: str = "cpu"):
@@ -289,7 +245,7 @@ class Games:
     step, ``mix`` the win reward plus ``shaping`` x the point differential.
     """
 
-    def __init__(self, config: SelfPlayConfig, pool: SnapshotPool, rng: np.random.Generator,
+    def __init__(self, config: SelfPlayConfig, pool: OpponentPool, rng: np.random.Generator,
                  first_game: int) -> None:
         self.config = config
         self.rules = Rules(num_players=config.num_players, target=config.target)
@@ -328,7 +284,7 @@ class Games:
         for i, sp, ex, name in zip(idx.tolist(), selfplay.tolist(), expert.tolist(), names):
             self.opponent[i] = None if sp else EXPERT if ex else name
             if not sp and not ex and name not in self.policies:
-                self.policies[name] = self.pool.policy(name)
+                self.policies[name] = self.pool.player(name)
         in_play = set(self.opponent)
         if EXPERT in in_play:
             self.policies[EXPERT] = None   # played from the card features (expert_cards)
