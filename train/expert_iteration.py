@@ -203,19 +203,11 @@ def play_round(folder: Path, base: str, settings: IterationSettings, round_no: i
 
 def _network(path: str):
     """The card network of the expert-prior policy file ``path`` in torch
-    (:class:`train.networks.CardNetwork`), its linear layers and its sizes."""
-    from agents.ppo import ExpertPriorActor, PolicyFileError, load_policy, policy_path
+    (:class:`train.networks.CardNetwork`)."""
+    from agents.ppo import policy_path
     from train.networks import CardNetwork
 
-    loaded = load_policy(policy_path(path))
-    if not isinstance(loaded, ExpertPriorActor):
-        raise PolicyFileError(f"{path} is not an expert-prior policy file (expert iteration "
-                              f"fits the expert-prior card network)")
-    card_arch = list(loaded.config.get("card_arch", [64, 64]))
-    activation = loaded.config.get("activation", "relu")
-    nets = CardNetwork(card_arch, activation, orthogonal=False)
-    nets.load_policy_file(path)
-    return nets, nets.linears(), card_arch, activation
+    return CardNetwork.from_policy_file(policy_path(path), orthogonal=False)
 
 
 def _logits(nets, prior, feats, legal):
@@ -246,13 +238,13 @@ def targets(data: dict[str, np.ndarray], base_logits: np.ndarray, temperature: f
 
 
 def fit(data: dict[str, np.ndarray], base: str, settings: IterationSettings,
-        log=print) -> tuple[Any, list[Any], dict[str, float]]:
+        log=print) -> tuple[Any, dict[str, float]]:
     """Fit the base's card network to the round's targets (see the module docstring); 10% of
     the decisions are held out to report how often the network's card is the search's."""
     import torch
 
     torch.manual_seed(settings.seed)
-    nets, linears, card_arch, activation = _network(base)
+    nets = _network(base)
     prior = torch.as_tensor(data["prior"])
     feats = torch.as_tensor(data["features"])
     legal = torch.as_tensor(data["legal"].astype(np.int64))
@@ -298,18 +290,7 @@ def fit(data: dict[str, np.ndarray], base: str, settings: IterationSettings,
         log(f"  epoch {epoch + 1}: held-out loss {held_loss:.4f}")
     stats["held_out_loss"] = held_loss
     stats["agreement"] = agreement(held)
-    return nets, linears, {"card_arch": card_arch, "activation": activation, **stats}
-
-
-def export(linears, log_beta, path: Path, meta: dict[str, Any]) -> Path:
-    """Write the fitted card network as an expert-prior policy file."""
-    from agents.features import FEATURES_VERSION
-    from agents.ppo import save_tensors
-    from train.networks import card_network_arrays
-
-    config = {"arch": "expert-prior", "features_version": FEATURES_VERSION,
-              "num_players": 2, "target": 121, "steps": 0, **meta}
-    return save_tensors(path, card_network_arrays(linears, log_beta), config)
+    return nets, stats
 
 
 # ---------------------------------------------------------------------------- the run
@@ -361,11 +342,10 @@ def run_iteration(run_dir: str | Path, settings: IterationSettings, workers: int
             data = play_round(folder, base, settings, round_no, workers, progress)
             log(f"round {round_no}: {len(data['kind']):,} decisions "
                 f"({int((data['kind'] == PLAY).sum()):,} searched plays) from {base}")
-            nets, linears, stats = fit(data, base, settings, log=log)
-            export(linears, nets.log_beta, policy,
-                   {"activation": stats.pop("activation"), "card_arch": stats.pop("card_arch"),
-                    "expert_iteration_round": round_no, "rollout_policy": Path(base).name,
-                    **{k: round(v, 4) for k, v in stats.items()}})
+            nets, stats = fit(data, base, settings, log=log)
+            nets.save(policy, {"steps": 0, "expert_iteration_round": round_no,
+                               "rollout_policy": Path(base).name,
+                               **{k: round(v, 4) for k, v in stats.items()}})
             write_text(folder / "fit.json", json.dumps(stats, indent=2) + "\n")
         summary = {"round": round_no, "base": base, "policy": str(policy),
                    **json.loads((folder / "fit.json").read_text())}

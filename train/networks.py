@@ -172,6 +172,7 @@ class CardNetwork(nn.Module):
         from agents.features import NUM_FEATURES
 
         self.card_arch = list(card_arch)
+        self.activation = activation
         width = self.card_arch[-1] if self.card_arch else NUM_FEATURES
         sizes = [NUM_FEATURES, *self.card_arch]
         if orthogonal:
@@ -202,6 +203,18 @@ class CardNetwork(nn.Module):
     def arrays(self) -> dict[str, np.ndarray]:
         """The network as the tensors of an ``expert-prior`` policy file."""
         return card_network_arrays(self.linears(), self.log_beta)
+
+    def save(self, path: str | Path, meta: dict[str, Any] | None = None) -> Path:
+        """Write the network as an ``expert-prior`` policy file for 2 players to 121 (what
+        the rollout fit and expert iteration make), its config the network's own fields and
+        ``meta``; ``ppo:PATH`` plays it."""
+        from agents.features import FEATURES_VERSION
+        from agents.ppo import save_tensors
+
+        config = {"arch": "expert-prior", "activation": self.activation,
+                  "card_arch": self.card_arch, "features_version": FEATURES_VERSION,
+                  "num_players": 2, "target": 121, **(meta or {})}
+        return save_tensors(path, self.arrays(), config)
 
     def load_policy_file(self, path: str | Path) -> None:
         """Copy the card network and beta of the ``expert-prior`` policy file ``path``

@@ -31,7 +31,7 @@ import numpy as np
 from agents import make_agent
 from agents.arena import run_game
 from agents.expert import ExpertAgent
-from agents.features import FEATURES_VERSION, PRIOR_CLIP, best_throws, card_features
+from agents.features import PRIOR_CLIP, best_throws, card_features
 from agents.ppo import ExpertPriorActor, PPOAgent
 from cribenv.checks import int_arg, real_number, writable_file
 from cribenv.game import Game, Phase, Played, PlayerView, Rules, SeriesEnd
@@ -280,20 +280,11 @@ def export(nets, path: str | Path, beta: float, card_hidden: list[int],
     """Write the fitted network as an expert-prior policy file with logits ``beta * Q``."""
     import torch
 
-    from agents.ppo import save_tensors
-
     with torch.no_grad():
         nets.card.out.weight.mul_(beta)
         nets.card.out.bias.mul_(beta)
         nets.card.log_beta.fill_(float(np.log(beta)))
-    from train.prior_policy import prior_arrays
-
-    class _Holder:
-        mlp_extractor = nets
-
-    config = {"arch": "expert-prior", "activation": "relu", "card_arch": card_hidden,
-              "features_version": FEATURES_VERSION, "num_players": 2, "target": 121, **meta}
-    return save_tensors(path, prior_arrays(_Holder), config)
+    return nets.card.save(path, {"card_arch": card_hidden, **meta})
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
