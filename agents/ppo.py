@@ -70,15 +70,23 @@ def save_policy(path: str | Path, layers: list[tuple[np.ndarray, np.ndarray]],
 
 def save_tensors(path: str | Path, tensors: dict[str, np.ndarray],
                  config: dict[str, Any]) -> Path:
-    """Write named float32 arrays and a JSON config as a policy file, atomically."""
-    from safetensors.numpy import save_file
+    """Write named float32 arrays and a JSON config as a policy file, atomically. The same
+    arrays and config make the same bytes (the header's keys in sorted order: safetensors
+    itself writes its metadata in no fixed order)."""
+    from safetensors.numpy import save
 
     path = Path(path)
     tensors = {k: np.ascontiguousarray(v, np.float32) for k, v in tensors.items()}
     meta = {"format": POLICY_FORMAT, "config": json.dumps(config, sort_keys=True)}
+    blob = save(tensors, metadata=meta)
+    size = int.from_bytes(blob[:8], "little")
+    header = json.dumps(json.loads(blob[8:8 + size]), sort_keys=True,
+                        separators=(",", ":")).encode()
+    header += b" " * (-len(header) % 8)      # the data stays 8-byte aligned
     path.parent.mkdir(parents=True, exist_ok=True)
     with atomic_path(path) as tmp:
-        save_file(tensors, str(tmp), metadata=meta)
+        with open(tmp, "wb") as fh:
+            fh.write(len(header).to_bytes(8, "little") + header + blob[8 + size:])
     return path
 
 

@@ -156,3 +156,19 @@ def test_weights_beyond_float32_are_refused(tmp_path):
                                            "config": json.dumps({"activation": "relu"})})
     with pytest.raises(PolicyFileError, match="pi.0.weight"):
         load_policy(bad)
+
+
+def test_a_policy_file_is_the_same_bytes_whoever_writes_it(tmp_path):
+    """The same arrays and config make the same file, in this process and in others
+    (safetensors alone writes its header's metadata in no fixed order)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, numpy as np; from agents.ppo import save_tensors; "
+            "save_tensors(sys.argv[1], {'b': np.ones(3), 'a': np.arange(4.0)}, "
+            "{'arch': 'mlp', 'z': 1, 'a': [2, 3]})")
+    paths = [tmp_path / f"p{i}.safetensors" for i in range(4)]
+    for p in paths:
+        subprocess.run([sys.executable, "-c", code, str(p)], check=True, timeout=120)
+    assert len({p.read_bytes() for p in paths}) == 1
+    assert paths[0].read_bytes()[8:].startswith(b'{"__metadata__":{"config":')
