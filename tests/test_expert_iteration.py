@@ -69,34 +69,26 @@ def test_the_fit_moves_toward_the_search_and_keeps_the_throws(chunk):
     assert stats["agreement"] >= stats["agreement_before"]
 
 
-def read(path):
-    """A policy file's tensors and its config."""
-    from safetensors import safe_open
-
-    with safe_open(str(path), "numpy") as f:
-        return {k: f.get_tensor(k) for k in f.keys()}, json.loads(f.metadata()["config"])
-
-
 def test_a_round_resumes_to_the_same_policy(tmp_path):
     settings = ei.IterationSettings(rounds=1, games=2, playouts=30, epochs=2, eval_games=2)
     first = ei.run_iteration(tmp_path / "a", settings, workers=1, progress=False,
                              log=lambda *_: None)
+    policy_file = tmp_path / "a" / "round-1" / "policy.safetensors"
+    made = policy_file.read_bytes()
     # a stop after the games, before the fit: the same games are read back, the same file made
-    (tmp_path / "a" / "round-1" / "policy.safetensors").rename(tmp_path / "first.safetensors")
+    policy_file.unlink()
     (tmp_path / "a" / "round-1" / "fit.json").unlink()
     ei.run_iteration(tmp_path / "a", settings, workers=1, progress=False, log=lambda *_: None)
-    # the same tensors and config (safetensors writes its header's fields in no fixed order,
-    # so the bytes may differ)
-    again, before = (read(tmp_path / "a" / "round-1" / "policy.safetensors"),
-                     read(tmp_path / "first.safetensors"))
-    assert again[1] == before[1] and again[0].keys() == before[0].keys()
-    for name in before[0]:
-        np.testing.assert_array_equal(again[0][name], before[0][name])
+    assert policy_file.read_bytes() == made
+    # a stop between the fit's two files: the round is fitted again, to the same file
+    (tmp_path / "a" / "round-1" / "fit.json").unlink()
+    ei.run_iteration(tmp_path / "a", settings, workers=1, progress=False, log=lambda *_: None)
+    assert policy_file.read_bytes() == made
     policy = load_policy(first[0]["policy"])
     assert isinstance(policy, ExpertPriorActor)
     assert policy.config["expert_iteration_round"] == 1
-    assert set(json.loads((tmp_path / "a" / "round-1" / "eval.json").read_text())) == \
-        {"expert", "base"}
+    evals = json.loads((tmp_path / "a" / "round-1" / "eval.json").read_text())
+    assert set(evals) == {"expert", "base"} and evals["expert"]["games"] == 2
 
 
 def test_a_resume_with_other_settings_is_refused(tmp_path):
@@ -108,10 +100,15 @@ def test_a_resume_with_other_settings_is_refused(tmp_path):
 
 
 @pytest.mark.parametrize("change, words", [
-    ({"games": 0}, "games must be at least 1"),
-    ({"temperature": 0.0}, "temperature must be a number > 0"),
-    ({"anchor": float("nan")}, "anchor must be a number >= 0"),
-    ({"learning_rate": float("inf")}, "learning_rate must be a number > 0"),
+    ({"games": 0}, "games must be a whole number from 1 to 10,000,000, got 0"),
+    ({"games": 2.5}, "games must be a whole number from 1 to 10,000,000, got 2.5"),
+    ({"playouts": 10**9}, "playouts must be a whole number from 1 to 1,000,000"),
+    ({"temperature": 0.0}, "temperature must be a number from 1e-06 to 1, got 0.0"),
+    ({"temperature": 1e-320}, "temperature must be a number from 1e-06 to 1"),
+    ({"anchor": float("nan")}, "anchor must be a number from 0 to 1000, got nan"),
+    ({"learning_rate": float("inf")}, "learning_rate must be a number from 1e-12 to 1"),
+    ({"eval_games": 1}, "eval_games must be an even number from 0 to 10,000,000"),
+    ({"seed": -1}, "seed must be a whole number >= 0, got -1"),
 ])
 def test_bad_settings_are_refused_before_any_work(tmp_path, change, words):
     settings = ei.IterationSettings(**change)
@@ -120,10 +117,36 @@ def test_bad_settings_are_refused_before_any_work(tmp_path, change, words):
     assert not (tmp_path / "run").exists()
 
 
-def test_a_base_that_is_not_an_expert_prior_policy_is_refused(tmp_path):
-    from agents.ppo import PolicyFileError
+@pytest.mark.parametrize("kind", ["missing", "mlp"])
+def test_a_base_that_is_not_an_expert_prior_policy_is_refused(tmp_path, kind):
+    from agents.ppo import PolicyFileError, save_tensors
 
+    base = tmp_path / "base.safetensors"
+    if kind == "mlp":
+        save_tensors(base, {"pi.0.weight": np.zeros((4, 300)), "pi.0.bias": np.zeros(4),
+                            "action.weight": np.zeros((52, 4)), "action.bias": np.zeros(52)},
+                     {"arch": "mlp", "activation": "tanh"})
     with pytest.raises((PolicyFileError, ValueError)):
-        ei.run_iteration(tmp_path / "run", ei.IterationSettings(base=str(tmp_path / "none")),
+        ei.run_iteration(tmp_path / "run", ei.IterationSettings(base=str(base)),
                          workers=1, progress=False)
     assert not (tmp_path / "run").exists()
+
+
+def test_a_run_dir_that_is_a_file_is_refused(tmp_path):
+    (tmp_path / "run").write_text("not a folder")
+    with pytest.raises(ValueError, match="is a file, not a folder"):
+        ei.run_iteration(tmp_path / "run", ei.IterationSettings(), workers=1, progress=False)
+    assert (tmp_path / "run").read_text() == "not a folder"
+
+
+def test_a_resume_from_another_base_file_is_refused(tmp_path):
+    from agents.ppo import SHIPPED_POLICY
+
+    base = tmp_path / "base.safetensors"
+    base.write_bytes(SHIPPED_POLICY.read_bytes())
+    settings = ei.IterationSettings(base=str(base), rounds=1, games=2, playouts=30, epochs=1,
+                                    eval_games=0)
+    ei.run_iteration(tmp_path / "run", settings, workers=1, progress=False, log=lambda *_: None)
+    (tmp_path / "run" / "round-1" / "policy.safetensors").rename(base)   # the file changed
+    with pytest.raises(ValueError, match="base_sha256"):
+        ei.run_iteration(tmp_path / "run", settings, workers=1, progress=False)

@@ -71,17 +71,28 @@ class IterationSettings:
     RESUMABLE = ("rounds", "eval_games")
 
     def check(self) -> None:
-        for name in ("rounds", "games", "playouts", "epochs", "batch_size"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
-        for name in ("temperature", "learning_rate"):
+        """A ValueError naming the first setting out of its range."""
+        from train.config import MAX_GAMES
+
+        bounds = {"rounds": 1000, "games": MAX_GAMES, "playouts": 1_000_000, "epochs": 10_000,
+                  "batch_size": 2**24}
+        for name, high in bounds.items():
             value = getattr(self, name)
-            if not (np.isfinite(value) and value > 0):
-                raise ValueError(f"{name} must be a number > 0, got {value}")
-        if not (np.isfinite(self.anchor) and self.anchor >= 0):
-            raise ValueError(f"anchor must be a number >= 0, got {self.anchor}")
-        if self.eval_games < 0 or self.seed < 0:
-            raise ValueError("eval_games and seed must be >= 0")
+            if type(value) is not int or not 1 <= value <= high:
+                raise ValueError(f"{name} must be a whole number from 1 to {high:,}, got "
+                                 f"{value!r}")
+        for name, low in (("temperature", 1e-6), ("learning_rate", 1e-12)):
+            value = getattr(self, name)
+            if not (np.isfinite(value) and low <= value <= 1):
+                raise ValueError(f"{name} must be a number from {low:g} to 1, got {value}")
+        if not (np.isfinite(self.anchor) and 0 <= self.anchor <= 1000):
+            raise ValueError(f"anchor must be a number from 0 to 1000, got {self.anchor}")
+        if type(self.eval_games) is not int or self.eval_games < 0 or self.eval_games % 2 \
+                or self.eval_games > MAX_GAMES:
+            raise ValueError(f"eval_games must be an even number from 0 to {MAX_GAMES:,} (each "
+                             f"deal is played twice, seats swapped), got {self.eval_games!r}")
+        if type(self.seed) is not int or not 0 <= self.seed < 2**63:
+            raise ValueError(f"seed must be a whole number >= 0, got {self.seed!r}")
 
 
 # ---------------------------------------------------------------------------- play
@@ -304,53 +315,80 @@ def _evaluate(policy: Path, base: str, games: int) -> dict[str, Any]:
     out = {}
     for name, spec in (("expert", "expert"), ("base", f"ppo:{base}")):
         res = evaluate(agent, spec, games, seed=0, target=121)
-        out[name] = {k: round(float(v), 4) for k, v in res.items()}
+        out[name] = {k: int(v) if k == "games" else round(float(v), 4) for k, v in res.items()}
     return out
 
 
-def _settings(run_dir: Path, settings: IterationSettings) -> IterationSettings:
-    """The run's settings: saved on the first call; a resume must not change what defines the
-    results (ValueError naming the setting)."""
+def _file_hash(path: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _settings(run_dir: Path, settings: IterationSettings, base: Path) -> None:
+    """Save the run's settings with the first base's file and hash; a resume must not change
+    what defines the results (ValueError naming the setting, or the base's file)."""
     path = run_dir / "settings.json"
+    record = {**asdict(settings), "base_file": str(base.resolve()), "base_sha256": _file_hash(base)}
     if path.is_file():
         saved = json.loads(path.read_text())
-        for key, value in asdict(settings).items():
+        for key, value in record.items():
             if key not in IterationSettings.RESUMABLE and saved.get(key) != value:
                 raise ValueError(f"{path} was made with {key}={saved.get(key)!r}, not "
                                  f"{value!r}: use another --run-dir or the same settings")
-    write_text(path, json.dumps(asdict(settings), indent=2) + "\n")
-    return settings
+    write_text(path, json.dumps(record, indent=2) + "\n")
+
+
+def _check_can_start(run_dir: Path, settings: IterationSettings) -> Path:
+    """Everything a run needs, checked before it writes anything: the settings, the packages,
+    an expert-prior base file and a run folder that can be made. Returns the base's file."""
+    import importlib
+
+    from agents.ppo import policy_path
+
+    settings.check()
+    for module in ("torch", "tqdm", "numba", "safetensors"):
+        importlib.import_module(module)       # a missing extra: the CLI names it, exit 2
+    base = policy_path(settings.base)
+    _network(str(base))                       # an expert-prior policy file, or PolicyFileError
+    if run_dir.exists() and not run_dir.is_dir():
+        raise ValueError(f"--run-dir {str(run_dir)!r} is a file, not a folder")
+    return base
 
 
 def run_iteration(run_dir: str | Path, settings: IterationSettings, workers: int = 2,
                   progress: bool = True, log=print) -> list[dict[str, Any]]:
     """Run (or resume) the rounds of ``settings`` in ``run_dir``; each round's summary."""
-    from agents.ppo import load_policy, policy_path
-
-    settings.check()
-    load_policy(policy_path(settings.base))          # a bad base fails before any work
     run_dir = Path(run_dir)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    _settings(run_dir, settings)
-    base = str(settings.base)
+    first = _check_can_start(run_dir, settings)
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"--run-dir {str(run_dir)!r} cannot be made: {exc.strerror}") from None
+    _settings(run_dir, settings, first)
+    base = str(first)
     summaries = []
     for round_no in range(1, settings.rounds + 1):
         folder = run_dir / f"round-{round_no}"
         policy = folder / "policy.safetensors"
+        fit_path = folder / "fit.json"
         started = time.perf_counter()
-        if not policy.is_file():
+        if not (policy.is_file() and fit_path.is_file()):
             data = play_round(folder, base, settings, round_no, workers, progress)
             log(f"round {round_no}: {len(data['kind']):,} decisions "
                 f"({int((data['kind'] == PLAY).sum()):,} searched plays) from {base}")
             nets, stats = fit(data, base, settings, log=log)
+            write_text(fit_path, json.dumps(stats, indent=2) + "\n")
+            # the policy last: it marks the round's fit as done
             nets.save(policy, {"steps": 0, "expert_iteration_round": round_no,
-                               "rollout_policy": Path(base).name,
+                               "base": Path(base).name, "base_sha256": _file_hash(Path(base)),
                                **{k: round(v, 4) for k, v in stats.items()}})
-            write_text(folder / "fit.json", json.dumps(stats, indent=2) + "\n")
         summary = {"round": round_no, "base": base, "policy": str(policy),
-                   **json.loads((folder / "fit.json").read_text())}
+                   **json.loads(fit_path.read_text())}
         eval_path = folder / "eval.json"
-        if settings.eval_games and not eval_path.is_file():
+        if settings.eval_games and (not eval_path.is_file() or any(
+                r.get("games") != settings.eval_games
+                for r in json.loads(eval_path.read_text()).values())):
             write_text(eval_path, json.dumps(_evaluate(policy, base, settings.eval_games),
                                              indent=2) + "\n")
         if eval_path.is_file():
@@ -358,7 +396,7 @@ def run_iteration(run_dir: str | Path, settings: IterationSettings, workers: int
             for name, res in summary["eval"].items():
                 log(f"round {round_no}: against {name}: {100 * res['win_rate']:.1f}% "
                     f"[{100 * res['win_lo']:.1f}, {100 * res['win_hi']:.1f}] of "
-                    f"{res['games']} games, {res['net_points']:+.3f} net a game")
+                    f"{res['games']:,} games, {res['net_points']:+.3f} net a game")
         log(f"round {round_no}: {policy} ({time.perf_counter() - started:.0f} s)")
         summaries.append(summary)
         base = str(policy)
