@@ -34,3 +34,20 @@ def test_an_agent_against_itself_differs_by_nothing_and_greedy_beats_random(tmp_
     missing = subprocess.run([sys.executable, str(SCRIPT), str(tmp_path / "x.sqlite"), "g1",
                               str(b), "g2"], capture_output=True, text=True)
     assert missing.returncode == 2 and "no tournament database" in missing.stderr
+
+
+def test_a_round_robin_needs_the_opponent_named(tmp_path):
+    """In a round robin the same (deal, seating) is played once per pair: the games of a label
+    against several agents are refused unless --opponent picks one."""
+    db = tmp_path / "rr.sqlite"
+    cli = str(Path(sys.executable).parent / "cribenv")
+    subprocess.run([cli, "tournament", "--agents", "greedy", "random", "expert", "--games", "4",
+                    "--workers", "1", "--db", str(db), "--out", str(tmp_path / "rr"),
+                    "--no-progress", "--bootstrap", "0"], check=True, capture_output=True)
+    r = tournament(tmp_path, "r1", "random")
+    mixed = subprocess.run([sys.executable, str(SCRIPT), str(db), "greedy", str(r), "r1"],
+                           capture_output=True, text=True)
+    assert mixed.returncode == 2 and "name one with --opponent" in mixed.stderr
+    named = subprocess.run([sys.executable, str(SCRIPT), str(db), "greedy", str(r), "r1",
+                            "--opponent", "random"], capture_output=True, text=True)
+    assert named.returncode == 0 and '"games": 4' in named.stdout

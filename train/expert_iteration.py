@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 
 from cribenv.checks import int_arg
-from cribenv.files import atomic_path, write_text
+from cribenv.files import write_text, write_with
 
 #: Legal cards a decision may have (six in the first discard of 2 players).
 SLOTS = 6
@@ -171,9 +171,7 @@ def play_chunk(base: str, seed: int, games: int, playouts: int) -> dict[str, np.
 def _play_job(args: tuple[str, int, int, int, str]) -> str:
     base, seed, games, playouts, path = args
     data = play_chunk(base, seed, games, playouts)
-    with atomic_path(path) as tmp:
-        with open(tmp, "wb") as f:
-            np.savez_compressed(f, **data)
+    write_with(path, lambda tmp: np.savez_compressed(tmp, **data))
     return path
 
 
