@@ -58,7 +58,8 @@ from cribenv.game import (
 )
 from cribenv.observation import encode_game
 
-__all__ = ["GameResult", "IllegalAgentActionError", "agent_name", "play_game", "run_game"]
+__all__ = ["BotFailure", "GameResult", "IllegalAgentActionError", "agent_name", "play_game",
+           "run_game"]
 
 
 class IllegalAgentActionError(IllegalActionError):
@@ -71,6 +72,20 @@ class IllegalAgentActionError(IllegalActionError):
         self.card = card
 
 
+class BotFailure(RuntimeError):
+    """A bot could not go on with the game (an external bot's timeout, crash or broken
+    protocol, :mod:`agents.external`): :func:`play_game` scores the game as its loss.
+    ``agent`` names it, ``kind`` says what went wrong (``"timeout"``, ``"crash"``,
+    ``"malformed"``, ``"illegal"``, ``"output"``, ``"version"``, ``"start"``), ``seat`` is its
+    seat when known."""
+
+    def __init__(self, message: str, agent: str, kind: str, seat: int | None = None) -> None:
+        super().__init__(message)
+        self.agent = agent
+        self.kind = kind
+        self.seat = seat
+
+
 @dataclass
 class GameResult:
     """The outcome of one game, with every point split by source (JSON-able via ``to_dict``).
@@ -80,6 +95,10 @@ class GameResult:
     (the same as the seat in 2-player games); ``first_dealer`` is the seat that dealt the first
     hand (the cut decides it when :func:`play_game` is given ``None``). ``hands`` counts the
     hands dealt, including the last one, which the end of the game usually cuts short.
+    ``forfeit`` is ``None``, or where a bot could not go on (:class:`BotFailure`) ``{"seat",
+    "agent", "kind", "detail"}``: the game stopped there, the scores are as they stood, and
+    the other side won (with 3 players the other side ahead, the lower side on a tie), for
+    one game point.
     """
 
     seed: int | None
@@ -96,6 +115,7 @@ class GameResult:
     hands_as_dealer: list[int]
     seat_sides: list[int] = field(default_factory=list)
     decisions: int = 0
+    forfeit: dict[str, Any] | None = None
 
     def points(self, seat: int) -> int:
         """All points scored by ``seat`` (pegging + hand + crib)."""
@@ -144,6 +164,10 @@ def run_game(game: Game, players: Sequence[Any], *, names: Sequence[str] | None 
     if names is None:
         names = [agent_name(p) for p in players]
     is_bot = [callable(getattr(p, "choose", None)) for p in players]
+    for seat, player in enumerate(players):
+        attach = getattr(player, "attach", None)
+        if callable(attach):   # a bot that follows the game's events (agents.external)
+            attach(game, seat)
     view = game.view
     decisions = 0
     while True:
@@ -201,8 +225,19 @@ def play_game(agents: Sequence[Any], rules: Rules | None = None, seed: int | Non
         if callable(reset):
             reset()
     game = Game(rules, seed=seed, first_dealer=first_dealer)
-    decisions = run_game(game, agents, names=names)
-    return _result(game, list(names), seed, decisions)
+    forfeit = None
+    try:
+        run_game(game, agents, names=names)
+    except BotFailure as failure:
+        seat = failure.seat if failure.seat is not None else next(
+            (s for s, name in enumerate(names) if name == failure.agent), 0)
+        forfeit = {"seat": seat, "agent": names[seat], "kind": failure.kind,
+                   "detail": str(failure)}
+    for agent in agents:
+        finish = getattr(agent, "finish", None)
+        if callable(finish):
+            finish(game, forfeit)
+    return _result(game, list(names), seed, len(game.actions), forfeit)
 
 
 def _describe(choice: Any) -> str:
@@ -215,7 +250,8 @@ def _describe(choice: Any) -> str:
     return f"{choice!r} (not a card id 0..51)"
 
 
-def _result(game: Game, names: list[str], seed: int | None, decisions: int) -> GameResult:
+def _result(game: Game, names: list[str], seed: int | None, decisions: int,
+            forfeit: dict[str, Any] | None = None) -> GameResult:
     rules = game.rules
     n = rules.num_players
     side_of = [rules.side_of(s) for s in range(n)]
@@ -253,9 +289,15 @@ def _result(game: Game, names: list[str], seed: int | None, decisions: int) -> G
         raise AssertionError(f"point accounting {running} disagrees with the scores "
                              f"{game.scores}")
     assert first_dealer is not None
+    winner, game_points = game.winner, game.game_points
+    if forfeit is not None:
+        loser = side_of[forfeit["seat"]]
+        winner = max((s for s in range(rules.num_sides) if s != loser),
+                     key=lambda s: (running[s], -s))
+        game_points = 1
     return GameResult(
-        seed=seed, first_dealer=first_dealer, agents=names, winner=game.winner,
-        scores=list(game.scores), game_points=game.game_points, hands=hands,
+        seed=seed, first_dealer=first_dealer, agents=names, winner=winner,
+        scores=list(game.scores), game_points=game_points, hands=hands,
         pegging=pegging, hand=hand, crib=crib, hands_dealt=[hands] * n,
-        hands_as_dealer=as_dealer, seat_sides=side_of, decisions=decisions,
+        hands_as_dealer=as_dealer, seat_sides=side_of, decisions=decisions, forfeit=forfeit,
     )

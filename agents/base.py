@@ -115,8 +115,8 @@ class RandomAgent(ViewAgent):
 _REGISTRY: dict[str, Callable[..., Any]] = {}
 # The module that registers each built-in agent, imported by its first look-up (so that
 # ``import agents`` and a command's ``--help`` stay quick, and "random" never loads numba).
-BUILT_IN_MODULES = {"expert": "agents.expert", "greedy": "agents.greedy", "ppo": "agents.ppo",
-                    "search": "agents.search"}
+BUILT_IN_MODULES = {"cmd": "agents.external", "expert": "agents.expert",
+                    "greedy": "agents.greedy", "ppo": "agents.ppo", "search": "agents.search"}
 
 
 def register_agent(name: str, factory: Callable[..., Any]) -> None:
@@ -145,8 +145,8 @@ def agent_spellings() -> list[str]:
     >>> agent_spellings()[:3]
     ['expert', 'greedy', 'random']
     """
-    simple = [n for n in available_agents() if n not in ("ppo", "search")]
-    return simple + ["ppo:shipped", "ppo:PATH", "search:BASE"]
+    simple = [n for n in available_agents() if n not in ("cmd", "ppo", "search")]
+    return simple + ["ppo:shipped", "ppo:PATH", "search:BASE", "cmd:COMMAND"]
 
 
 def unknown_agent_message(spec: str) -> str:
@@ -158,17 +158,19 @@ def unknown_agent_message(spec: str) -> str:
     import difflib
 
     names = agent_spellings()
-    near = difflib.get_close_matches(spec.lower(), [n for n in names if n != "ppo:PATH"
-                                                    and n != "search:BASE"], n=1)
+    near = difflib.get_close_matches(spec.lower(), [n for n in names if n not in (
+        "ppo:PATH", "search:BASE", "cmd:COMMAND")], n=1)
     hint = f" (did you mean {near[0]!r}?)" if near else ""
     listed = ", ".join(names).replace("ppo:PATH", "ppo:PATH (a policy file)").replace(
-        "search:BASE", "search:BASE (e.g. search:ppo:shipped)")
+        "search:BASE", "search:BASE (e.g. search:ppo:shipped)").replace(
+        "cmd:COMMAND", "cmd:COMMAND (a program speaking the Cribbage Bot Protocol)")
     return f"unknown agent {spec!r}{hint}: expected one of {listed}"
 
 
 def make_agent(spec: str, seed: int | None = None, **kwargs: Any) -> Agent:
     """Build an agent from a spec: ``"random"``, ``"greedy"``, ``"expert"``, ``"ppo:PATH"``,
-    ``"search:BASE"`` (:mod:`agents.search`, e.g. ``"search:ppo:shipped?playouts=600"``).
+    ``"search:BASE"`` (:mod:`agents.search`, e.g. ``"search:ppo:shipped?playouts=600"``),
+    ``"cmd:COMMAND"`` (a program speaking the Cribbage Bot Protocol, :mod:`agents.external`).
 
     ``seed`` makes every random choice of the agent reproducible.
     """
@@ -177,9 +179,8 @@ def make_agent(spec: str, seed: int | None = None, **kwargs: Any) -> Agent:
     name, _, arg = spec.partition(":")
     name = name.lower()
     registry = _registry(name)
-    if name == "search":
-        factory = registry["search"]
-        return factory(arg, seed=seed, **kwargs)
+    if name in ("search", "cmd"):
+        return registry[name](arg, seed=seed, **kwargs)
     if name == "ppo":
         if not arg:
             raise ValueError("'ppo:PATH' needs the path of a policy file, e.g. "

@@ -84,13 +84,21 @@ def test_sections_have_the_documented_shape():
     import benchmarks
 
     names = benchmarks.section_names()
-    assert names == ["scoring", "engine", "vector_engine", "env", "search",
+    assert names == ["scoring", "engine", "vector_engine", "env", "search", "protocol",
                      "training"]   # by ORDER
     for name in names:
         section = benchmarks.load_section(name)
         assert callable(section.run) and callable(section.report), name
     with pytest.raises(ValueError, match="no benchmark section 'nope'"):
         benchmarks.load_section("nope")
+
+
+def test_the_protocol_section_measures_the_overhead_beside_a_bare_round_trip(capsys):
+    assert main(["bench", "--seconds", "0.2", "--only", "protocol"]) == 0
+    out = capsys.readouterr().out
+    found = re.search(r"overhead (-?\d+) us a decision .*round trip through the pipes: (\d+) us",
+                      out)
+    assert found and int(found.group(2)) > 0, out
 
 
 def test_a_new_section_is_found_by_its_presence(tmp_path, monkeypatch, capsys):

@@ -23,7 +23,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--agents", nargs="+", required=True, metavar="SPEC",
                         help="agent specs: random, greedy, expert, ppo:shipped, ppo:PATH (a "
                              "policy file, e.g. ppo:runs/mine/policy.safetensors) or "
-                             "search:BASE (e.g. search:ppo:shipped, the strongest); optionally "
+                             "search:BASE (e.g. search:ppo:shipped, the strongest) or "
+                             "cmd:COMMAND (a program in any language speaking the Cribbage Bot "
+                             "Protocol, e.g. 'cmd:python examples/cbp_bot.py'); optionally "
                              "labelled LABEL=SPEC (e.g. random2=random)")
     parser.add_argument("--games", type=int_arg(2), default=200, metavar="N",
                         help="games per pair, even: N/2 deals x 2 seatings (default 200)")

@@ -48,6 +48,9 @@ class TournamentReport:
     # ms per decision asked, per agent, over the games timed (machine-dependent: shown in the
     # text report, never in tournament.csv)
     think_ms: dict[str, float] = field(default_factory=dict)
+    # the games each agent forfeited (a bot that timed out, crashed or broke the protocol:
+    # agents.arena.BotFailure), by kind; they count as its losses
+    forfeits: dict[str, dict[str, int]] = field(default_factory=dict)
 
     @property
     def games_per_s(self) -> float:
@@ -92,6 +95,7 @@ class TournamentReport:
             "ratings": [r.to_dict() for r in self.ratings],
             "notes": list(self.notes),
             "think_ms_per_decision": {a: round(ms, 4) for a, ms in self.think_ms.items()},
+            "forfeits": self.forfeits,
         }
 
     def write_json(self, path: str | os.PathLike[str]) -> None:
@@ -187,6 +191,12 @@ class TournamentReport:
             lines.append("Time to decide, ms per decision asked (this machine; forced cards are "
                          "not asked): " + ", ".join(f"{a} {self.think_ms[a]:.2f}"
                                                    for a in self.agents if a in self.think_ms))
+        if self.forfeits:
+            lines.append("")
+            lines.append("Games forfeited (counted as losses): " + "; ".join(
+                f"{agent} {sum(kinds.values())} ("
+                + ", ".join(f"{kind} {n}" for kind, n in sorted(kinds.items())) + ")"
+                for agent, kinds in sorted(self.forfeits.items())))
         for note in self.notes:
             lines.append(f"  note: {note}")
         return "\n".join(lines)
@@ -212,10 +222,12 @@ def _fmt_num(x: float) -> str:
 
 def compute_report(rows: list[tuple], config: dict[str, Any], *, confidence: float,
                    bootstrap: int, anchor: str | None, db_path: str,
-                   think: dict[str, tuple[float, int]] | None = None) -> TournamentReport:
+                   think: dict[str, tuple[float, int]] | None = None,
+                   forfeits: dict[str, dict[str, int]] | None = None) -> TournamentReport:
     """The report of the games ``rows`` (tuples of ``ROW_FIELDS``) of tournament ``config``;
     ``think``: each agent's seconds deciding and decisions asked
-    (:func:`agents.tournament.storage.think_times`)."""
+    (:func:`agents.tournament.storage.think_times`); ``forfeits``:
+    :func:`agents.tournament.storage.forfeits`."""
     entrants = [parse_spec(s) for s in config["agents"]]
     labels = [e.label for e in entrants]
     anchor_idx, anchor_text = resolve_anchor(labels, anchor)
@@ -238,12 +250,13 @@ def compute_report(rows: list[tuple], config: dict[str, Any], *, confidence: flo
         seed=int(config["seed"]), rules=dict(config["rules"]), confidence=confidence,
         pairs=pairs_out, ratings=ratings, anchor=anchor_text, bootstrap=bootstrap,
         games=len(rows), games_expected=gpp * n * (n - 1) // 2, db_path=db_path, notes=notes,
-        think_ms={a: 1000 * sec / asked for a, (sec, asked) in (think or {}).items() if asked})
+        think_ms={a: 1000 * sec / asked for a, (sec, asked) in (think or {}).items() if asked},
+        forfeits=dict(forfeits or {}))
 
 
 def load_report(db_path: str | os.PathLike[str], *, confidence: float = 0.95,
                 bootstrap: int = 500, anchor: str | None = None) -> TournamentReport:
     """The report of the games stored in ``db_path`` (complete or not)."""
-    config, rows, think = read_results(db_path)
+    config, rows, think, lost = read_results(db_path)
     return compute_report(rows, config, confidence=confidence, bootstrap=bootstrap,
-                          anchor=anchor, db_path=str(db_path), think=think)
+                          anchor=anchor, db_path=str(db_path), think=think, forfeits=lost)

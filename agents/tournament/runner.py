@@ -19,6 +19,7 @@ from agents.tournament.storage import (
     default_db_path,
     done_keys,
     fetch_rows,
+    forfeits,
     insert_games,
     think_times,
     tournament_config,
@@ -113,6 +114,7 @@ def run_tournament(agent_specs: Sequence[str], games_per_pair: int, workers: int
         with database_errors(db_path):
             rows = fetch_rows(conn)
             think = think_times(conn)
+            lost = forfeits(conn)
     finally:
         conn.close()
         if connected:
@@ -120,7 +122,8 @@ def run_tournament(agent_specs: Sequence[str], games_per_pair: int, workers: int
 
             ray.shutdown()
     report = compute_report(rows, config, confidence=confidence, bootstrap=bootstrap,
-                            anchor=anchor, db_path=str(db_path), think=think)
+                            anchor=anchor, db_path=str(db_path), think=think,
+                            forfeits=lost)
     report.games_this_run = played
     report.games_per_node = per_node
     report.elapsed_s = elapsed

@@ -170,12 +170,12 @@ def check_rows(conn: sqlite3.Connection, tasks: Sequence[Any], target: int,
     """Refuse (``ValueError`` naming the database and the row) a stored game the schedule
     ``tasks`` does not hold, or one whose values no game can have: seats other than the
     schedule's, a winner not in them, scores not integers from 0 to ``target + 31``, game
-    points not 1, 2 or 3, no hand dealt."""
+    points not 1, 2 or 3, no hand dealt; a game short of the target only as a forfeit."""
     seats = {t.key: (t.seats[0].label, t.seats[1].label) for t in tasks}
     sql = ("SELECT agent_a, agent_b, deal, seating, seat0, seat1, winner_seat, winner, score0, "
-           "score1, game_points, hands FROM games")
+           "score1, game_points, hands, result LIKE '%\"forfeit\": {%' FROM games")
     for row in conn.execute(sql):
-        key, (s0, s1, wseat, winner, a, b, points, hands) = tuple(row[:4]), row[4:]
+        key, (s0, s1, wseat, winner, a, b, points, hands, forfeit) = tuple(row[:4]), row[4:]
         problem = None
         if key not in seats:
             problem = "is not a game of this tournament's schedule"
@@ -185,7 +185,7 @@ def check_rows(conn: sqlite3.Connection, tasks: Sequence[Any], target: int,
             problem = f"winner {winner!r} (seat {wseat!r}) is not one of its seats"
         elif not all(type(x) is int and 0 <= x <= target + 31 for x in (a, b)):
             problem = f"scores {a!r} and {b!r} are not points of a game to {target}"
-        elif max(a, b) < target:
+        elif max(a, b) < target and not forfeit:
             problem = f"nobody reached {target} (scores {a} and {b})"
         elif points not in (1, 2, 3) or type(points) is not int:
             problem = f"game points {points!r} are not 1, 2 or 3"
@@ -222,6 +222,18 @@ def think_times(conn: sqlite3.Connection) -> dict[str, tuple[float, int]]:
     return out
 
 
+def forfeits(conn: sqlite3.Connection) -> dict[str, dict[str, int]]:
+    """The games each agent forfeited (:class:`agents.arena.BotFailure`), by kind."""
+    out: dict[str, dict[str, int]] = {}
+    for (text,) in conn.execute("SELECT result FROM games WHERE result LIKE "
+                                "'%\"forfeit\": {%' ORDER BY agent_a, agent_b, deal, seating"):
+        forfeit = json.loads(text).get("forfeit")
+        if forfeit:
+            kinds = out.setdefault(forfeit["agent"], {})
+            kinds[forfeit["kind"]] = kinds.get(forfeit["kind"], 0) + 1
+    return out
+
+
 def fetch_rows(conn: sqlite3.Connection) -> list[tuple]:
     """Every stored game as a tuple of :data:`ROW_FIELDS`, in key order."""
     return conn.execute(f"SELECT {', '.join(ROW_FIELDS)} FROM games "
@@ -229,9 +241,10 @@ def fetch_rows(conn: sqlite3.Connection) -> list[tuple]:
 
 
 def read_results(db_path: str | os.PathLike[str]
-                 ) -> tuple[dict[str, Any], list[tuple], dict[str, tuple[float, int]]]:
-    """The stored configuration, games and :func:`think_times` of ``db_path``
-    (``ValueError`` if there are none)."""
+                 ) -> tuple[dict[str, Any], list[tuple], dict[str, tuple[float, int]],
+                            dict[str, dict[str, int]]]:
+    """The stored configuration, games, :func:`think_times` and :func:`forfeits` of
+    ``db_path`` (``ValueError`` if there are none)."""
     if not Path(db_path).exists():
         raise ValueError(f"no results database at {db_path}")
     conn = connect(db_path)
@@ -242,6 +255,7 @@ def read_results(db_path: str | os.PathLike[str]
                 raise ValueError(f"{db_path} holds no tournament")
             rows = fetch_rows(conn)
             think = think_times(conn)
+            lost = forfeits(conn)
     finally:
         conn.close()
-    return config, rows, think
+    return config, rows, think, lost

@@ -1,0 +1,390 @@
+"""``cmd:COMMAND`` agents: a bot in any language, run as a process speaking the Cribbage Bot
+Protocol (:mod:`agents.protocol`, ``docs/protocol.md``).
+
+``make_agent("cmd:python examples/cbp_greedy.py")`` starts the program on first use, greets it,
+tells it of each new game and asks it for a card at each decision with a choice (a single legal
+card is laid for it, as for every bot). It plays wherever a bot plays: tournaments, the ladder,
+the env's opponents, ``cribenv play``.
+
+Time controls: ``move_time`` seconds a decision, ``game_time`` seconds a game (the clock is
+sent with each decision), ``start_time`` seconds to start and answer the greeting. Whatever
+goes wrong (no answer in time, the process ends, a line that is not the answer asked for, an
+illegal card, a line over ``max_line`` bytes, output when none was asked) raises
+:class:`agents.arena.BotFailure` naming the bot, the kind and the last lines of its standard
+error, and the process is killed; :func:`agents.arena.play_game` scores the game as a loss for
+that bot (a tournament records the reason and goes on) and the next game starts a fresh
+process. Standard error is the bot's log: it is kept (the last 2,000 characters, shown in
+failures) and never costs a game.
+
+Between games the process is kept for the next game of the same command (a tournament makes a
+new agent for every game), so a bot starts once per seat and worker, not once per game.
+
+>>> import sys
+>>> from agents.arena import play_game
+>>> from agents import make_agent
+>>> bot = make_agent(f"cmd:{sys.executable} examples/cbp_bot.py", seed=1)
+>>> result = play_game([bot, make_agent("random", seed=2)], seed=7)
+>>> result.forfeit is None, bot.bot_name
+(True, 'cbp-greedy')
+>>> bot.close()
+"""
+
+from __future__ import annotations
+
+import atexit
+import collections
+import json
+import math
+import os
+import select
+import shlex
+import signal
+import subprocess
+import threading
+import time
+import weakref
+from collections.abc import Sequence
+from typing import Any
+
+from agents import protocol
+from agents.arena import BotFailure
+from agents.base import ViewAgent, register_agent
+from cribenv.game import Game, PlayerView, Rules
+
+__all__ = ["ExternalBot"]
+
+#: Seconds a decision, a game, and the start (the greeting answered), by default.
+MOVE_TIME = 10.0
+GAME_TIME = 600.0
+START_TIME = 10.0
+#: The longest line a bot may write, in bytes.
+MAX_LINE = 65536
+_STDERR_KEPT = 2000
+#: Seconds spent polling for an answer before sleeping until it comes.
+SPIN = 0.0005
+
+
+class _Process:
+    """One running bot program: its pipes, a line reader with deadlines, its stderr tail."""
+
+    def __init__(self, argv: list[str], cwd: str | None) -> None:
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, bufsize=0, cwd=cwd,
+                                     start_new_session=True)
+        self.out = self.proc.stdout.fileno()
+        self.inp = self.proc.stdin.fileno()
+        os.set_blocking(self.out, False)
+        self.buffer = bytearray()
+        self.stderr: collections.deque[str] = collections.deque()
+        self.stderr_size = 0
+        self.name = ""
+        threading.Thread(target=self._drain_stderr, daemon=True).start()
+        _LIVE.add(self)
+
+    def _drain_stderr(self) -> None:
+        stream = self.proc.stderr
+        while True:
+            chunk = stream.read1(4096) if hasattr(stream, "read1") else stream.read(4096)
+            if not chunk:
+                return
+            text = chunk.decode("utf-8", "replace")
+            self.stderr.append(text)
+            self.stderr_size += len(text)
+            while self.stderr_size > _STDERR_KEPT and len(self.stderr) > 1:
+                self.stderr_size -= len(self.stderr.popleft())
+
+    def stderr_tail(self) -> str:
+        return "".join(self.stderr)[-_STDERR_KEPT:].strip()
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def send(self, message: dict[str, Any]) -> None:
+        data = (json.dumps(message, separators=(",", ":")) + "\n").encode()
+        view = memoryview(data)
+        while view:
+            try:
+                sent = os.write(self.inp, view)
+            except BlockingIOError:   # pragma: no cover - the pipe is full: wait a little
+                select.select([], [self.inp], [], 0.05)
+                continue
+            view = view[sent:]
+
+    def pending(self) -> bool:
+        """Whether the bot wrote something nobody asked for."""
+        if self.buffer:
+            return True
+        return bool(select.select([self.out], [], [], 0)[0]) and self._fill()
+
+    def _fill(self) -> bool:
+        try:
+            chunk = os.read(self.out, 65536)
+        except BlockingIOError:
+            return False
+        if not chunk:
+            raise EOFError
+        self.buffer += chunk
+        return True
+
+    def read_line(self, deadline: float, max_line: int) -> str:
+        """The next line, by ``deadline`` (``perf_counter``): ``TimeoutError`` after it,
+        ``EOFError`` when the bot closed its output, ``OverflowError`` past ``max_line``.
+        For the first :data:`SPIN` seconds it polls the pipe rather than sleeping on it (a
+        process woken from a sleep costs tens of microseconds; a quick bot's whole answer
+        takes about as long)."""
+        spin_until = min(time.perf_counter() + SPIN, deadline)
+        while True:
+            end = self.buffer.find(b"\n")
+            if end >= 0:
+                if end > max_line:
+                    raise OverflowError
+                line = bytes(self.buffer[:end])
+                del self.buffer[:end + 1]
+                return line.decode("utf-8", "replace")
+            if len(self.buffer) > max_line:
+                raise OverflowError
+            now = time.perf_counter()
+            if now < spin_until:   # a quick bot answers within microseconds: poll for it
+                self._fill()
+                continue
+            left = deadline - now
+            if left <= 0:
+                raise TimeoutError
+            if select.select([self.out], [], [], left)[0]:
+                self._fill()
+
+    def kill(self) -> None:
+        _LIVE.discard(self)
+        if self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):   # pragma: no cover - already gone
+                pass
+        for stream in (self.proc.stdin, self.proc.stdout):
+            try:
+                stream.close()
+            except OSError:   # pragma: no cover - a broken pipe on close
+                pass
+        self.proc.wait()
+
+    def quit(self, grace: float = 1.0) -> None:
+        """Ask the bot to stop, and kill it if it has not within ``grace`` seconds."""
+        try:
+            self.send({"type": "quit"})
+            self.proc.wait(grace)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+        self.kill()
+
+
+_LIVE: weakref.WeakSet[_Process] = weakref.WeakSet()
+# Processes between games, by (argv, cwd): the next game of the same command takes one.
+_IDLE: dict[tuple[tuple[str, ...], str | None], list[_Process]] = {}
+
+
+@atexit.register
+def _stop_all() -> None:
+    for proc in list(_LIVE):
+        proc.kill()
+
+
+def _positive(value: float, what: str) -> float:
+    value = float(value)
+    if not math.isfinite(value) or value <= 0:
+        raise ValueError(f"{what} must be a positive number of seconds, got {value!r}")
+    return value
+
+
+class ExternalBot(ViewAgent):
+    """A bot program speaking the Cribbage Bot Protocol (see the module docstring).
+
+    ``command``: the program and its arguments (a string is split as a shell would, without a
+    shell). ``bot_name`` is the name the program gave in its greeting. ``transcript``: a file
+    to which every line sent (``> ``) and received (``< ``) is appended, for a bot's author.
+    """
+
+    asks_forced = False
+
+    def __init__(self, command: str | Sequence[str], seed: int | None = None, *,
+                 move_time: float = MOVE_TIME, game_time: float = GAME_TIME,
+                 start_time: float = START_TIME, max_line: int = MAX_LINE,
+                 cwd: str | None = None, name: str | None = None,
+                 transcript: str | os.PathLike[str] | None = None) -> None:
+        super().__init__(seed)
+        argv = shlex.split(command) if isinstance(command, str) else [str(a) for a in command]
+        if not argv:
+            raise ValueError("'cmd:COMMAND' needs the command that runs the bot, e.g. "
+                             "cmd:python examples/cbp_bot.py")
+        self.argv = argv
+        self.move_time = _positive(move_time, "move_time")
+        self.game_time = _positive(game_time, "game_time")
+        self.start_time = _positive(start_time, "start_time")
+        if int(max_line) < 64:
+            raise ValueError(f"max_line must be at least 64 bytes, got {max_line!r}")
+        self.max_line = int(max_line)
+        self.cwd = cwd
+        self.transcript = None if transcript is None else open(transcript, "a", encoding="utf-8")
+        self.name = name or "cmd:" + (command if isinstance(command, str) else shlex.join(argv))
+        self.bot_name: str | None = None
+        self._proc: _Process | None = None
+        self._games = 0
+        self._clock = self.game_time
+        self._game: Game | None = None
+        self._seat: int | None = None
+        self._cursor = 0
+        self._started = False
+
+    # ------------------------------------------------------------------ the process
+    def _key(self) -> tuple[tuple[str, ...], str | None]:
+        return tuple(self.argv), self.cwd
+
+    def _fail(self, kind: str, detail: str) -> BotFailure:
+        tail = self._proc.stderr_tail() if self._proc is not None else ""
+        if self._proc is not None:
+            self._proc.kill()
+            self._proc = None
+        self._game, self._started = None, False
+        message = f"bot {self.name!r} {detail}"
+        if tail:
+            message += f" (its stderr ends: {tail[-300:]!r})"
+        return BotFailure(message, agent=self.name, kind=kind, seat=self._seat)
+
+    def _process(self) -> _Process:
+        if self._proc is not None and self._proc.alive():
+            return self._proc
+        idle = _IDLE.get(self._key(), [])
+        while idle:
+            proc = idle.pop()
+            if proc.alive():
+                self._proc = proc
+                self.bot_name = proc.name
+                return proc
+            proc.kill()
+        try:
+            self._proc = _Process(self.argv, self.cwd)
+        except OSError as err:
+            raise BotFailure(f"bot {self.name!r} could not be started: {err}", agent=self.name,
+                             kind="start", seat=self._seat) from None
+        self._proc.name = self.bot_name = self._exchange(
+            protocol.hello(), time.perf_counter() + self.start_time, protocol.read_hello,
+            "answer the greeting", f"did not answer the greeting within {self.start_time:g} s")
+        return self._proc
+
+    def _exchange(self, message: dict[str, Any], deadline: float, read: Any, asked: str,
+                  late: str) -> Any:
+        """Send ``message``, read the answer by ``deadline`` with ``read``; ``asked``: what the
+        bot had to do, ``late``: the failure's words when it did not in time."""
+        proc = self._proc
+        assert proc is not None
+        try:
+            if proc.pending():
+                raise self._fail("output", "wrote a line nobody asked for")
+            self._write(proc, message)
+            line = proc.read_line(deadline, self.max_line)
+            if self.transcript is not None:
+                self.transcript.write(f"< {line}\n")
+                self.transcript.flush()
+        except TimeoutError:
+            raise self._fail("timeout", late) from None
+        except (EOFError, BrokenPipeError, ConnectionResetError):
+            code = proc.proc.poll()
+            raise self._fail("crash", f"ended (exit status {code}) instead of having to "
+                                      f"{asked}" if code is not None else
+                             f"closed its output instead of having to {asked}") from None
+        except OverflowError:
+            raise self._fail("output", f"wrote a line over {self.max_line} bytes") from None
+        try:
+            return read(line)
+        except protocol.ProtocolError as err:
+            raise self._fail(err.kind, f"broke the protocol: {err}") from None
+
+    def _write(self, proc: _Process, message: dict[str, Any]) -> None:
+        if self.transcript is not None:
+            self.transcript.write("> " + json.dumps(message, separators=(",", ":")) + "\n")
+        proc.send(message)
+
+    def _send(self, message: dict[str, Any]) -> None:
+        try:
+            self._write(self._process(), message)
+        except (BrokenPipeError, ConnectionResetError):
+            raise self._fail("crash", "ended while being told of the game") from None
+
+    # ------------------------------------------------------------------ one game
+    def reset(self) -> None:
+        """A new game: the clock is set again; the bot hears of it at its first message."""
+        self._clock = self.game_time
+        self._game, self._seat, self._cursor, self._started = None, None, 0, False
+
+    def _start(self, seat: int, rules: Rules) -> None:
+        if self._started:
+            return
+        self._games += 1
+        self._seat = seat
+        self._send(protocol.new_game(seat, rules, self.seed, self._games))
+        self._started = True
+
+    def attach(self, game: Game, seat: int) -> None:
+        """Follow ``game`` from ``seat`` (:func:`agents.arena.run_game` calls it): the bot is
+        told of the events the seat sees before each decision and of the end."""
+        if self._game is game:
+            return
+        self._game, self._cursor = game, 0
+        self._start(seat, game.rules)
+
+    def _flush_events(self) -> None:
+        game = self._game
+        if game is not None and self._cursor < len(game.events):
+            events = protocol.seat_events(game.events[self._cursor:], self._seat)
+            self._cursor = len(game.events)
+            self._send({"type": "events", "events": events})
+
+    def choose(self, view: PlayerView, legal: list[int]) -> int:
+        if not self._started:
+            self._start(view.seat, Rules(num_players=view.num_players, target=view.target))
+        self._flush_events()
+        if self._clock <= 0:
+            raise self._fail("timeout", f"ran out of its {self.game_time:g} s a game")
+        start = time.perf_counter()
+        late = (f"did not answer a decision within {self.move_time:g} s"
+                if self.move_time <= self._clock else
+                f"ran out of its {self.game_time:g} s a game")
+        card = self._exchange(protocol.decide(view, legal, self._clock),
+                              start + min(self.move_time, self._clock),
+                              lambda line: protocol.read_card(line, legal), "answer a decision",
+                              late)
+        self._clock -= time.perf_counter() - start
+        return card
+
+    def finish(self, game: Game, forfeit: dict[str, Any] | None = None) -> None:
+        """The game is over: tell the bot (the events it has not heard, the scores, any
+        forfeit) and keep its process for the next game of the same command."""
+        if self._game is not game or self._proc is None:
+            return
+        try:
+            self._flush_events()
+            self._write(self._proc, protocol.game_over(list(game.scores), game.winner, forfeit))
+            if self.transcript is not None:
+                self.transcript.flush()
+        except (BotFailure, OSError):
+            if self._proc is not None:
+                self._proc.kill()
+        else:
+            _IDLE.setdefault(self._key(), []).append(self._proc)
+        self._proc, self._game, self._started = None, None, False
+
+    def close(self) -> None:
+        """Stop the program, and those of the same command kept between games (each is told to
+        quit, then killed after a second)."""
+        procs = _IDLE.pop(self._key(), [])
+        if self._proc is not None:
+            procs.append(self._proc)
+            self._proc = None
+        for proc in procs:
+            proc.quit()
+
+
+def _make(arg: str, seed: int | None = None, **kwargs: Any) -> ExternalBot:
+    return ExternalBot(arg, seed=seed, **kwargs)
+
+
+register_agent("cmd", _make)
