@@ -100,3 +100,16 @@ def test_a_bad_address_is_a_clear_error(tmp_path, capsys):
                    str(tmp_path / "x.sqlite"), "--ray", "127.0.0.1:1", "--no-progress"])
     assert status == 2
     assert "cannot join the Ray cluster at '127.0.0.1:1'" in capsys.readouterr().err
+
+
+def test_a_program_bot_plays_on_the_cluster_as_it_does_here(cluster, tmp_path):
+    """``cmd:`` bots on Ray: each node runs the program (at the same path) and the games are
+    those of a run in this process."""
+    c, _ = cluster
+    client = f"bot=cmd:{sys.executable} {ROOT / 'examples' / 'cbp_bot.py'}"
+    here, there = tmp_path / "here.sqlite", tmp_path / "there.sqlite"
+    run_tournament([client, "greedy"], 8, db_path=here, progress=False, bootstrap=0)
+    report = run_tournament([client, "greedy"], 8, db_path=there, progress=False, bootstrap=0,
+                            ray_address=c.address)
+    assert report.games == 8 and not report.forfeits
+    assert stored(there) == stored(here)
