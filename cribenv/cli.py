@@ -24,6 +24,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "expert-iteration": ("train.expert_iteration",
                          "distil the search agent's plays into its base network, round by round"),
     "tournament": ("agents.tournament", "bots and checkpoints against each other, with CIs"),
+    "ladder": ("agents.ladder.command",
+               "a bot's rating on frozen deals against fixed anchors: the leaderboard"),
     "bench": ("cribenv.commands.bench", "benchmarks: scoring, engine and env speed vs baselines"),
     "demo": ("cribenv.commands.demo", "the README's main job: a quick tour end to end"),
 }

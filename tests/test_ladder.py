@@ -1,0 +1,145 @@
+"""The ladder: the frozen deal set is the one promised (seeds, cards), the rating on the fixed
+scale is computed right (hand-checked cases), a line is reproduced exactly on a second run and
+lands once on the leaderboard, a protocol bot takes part, and bad input is refused before any
+game."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import sys
+from pathlib import Path
+
+import pytest
+
+from agents import make_agent
+from agents.base import ViewAgent
+from agents.ladder import ladder_line, leaderboard_table, update_leaderboard
+from agents.ladder.deals import _deal_cards, load
+from agents.ladder.quality import discard_quality
+from agents.ladder.rating import fixed_anchor_rating, win_probability
+from cribenv.cli import main
+from cribenv.discard import analyse_discards
+from cribenv.game import Game
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_shipped_deal_set_is_the_one_it_promises():
+    deal_set = load()
+    assert deal_set.name == "cribenv-ladder-v1" and deal_set.deals == 1000
+    deal_set.check(1000)                      # the seeds derive; the cards match the checksum
+    assert [a.label for a in deal_set.anchors][:3] == ["random", "greedy", "expert"]
+    assert dict((a.label, a.rating) for a in deal_set.anchors)["expert"] == 1500.0
+    ratings = [a.rating for a in deal_set.anchors]
+    assert ratings[0] < ratings[1] < ratings[2]          # random < greedy < expert
+    tampered = dataclasses.replace(deal_set, sha256="0" * 64)
+    with pytest.raises(ValueError, match="deals other cards"):
+        tampered.check(10)
+    shuffled = dataclasses.replace(deal_set, game_seeds=deal_set.game_seeds[::-1])
+    with pytest.raises(ValueError, match="no longer derive"):
+        shuffled.check(10)
+    with pytest.raises(ValueError, match="--deals must be from 1 to 1000"):
+        deal_set.check(1001)
+
+
+def test_the_cards_of_a_deal_do_not_depend_on_the_play():
+    """The fingerprint's premise: other players see the same hands and starters."""
+    for d, seed in enumerate(load().game_seeds[:4]):
+        cards = _deal_cards(seed, d % 2)
+        game = Game(seed=seed, first_dealer=d % 2, max_hands=len(cards))
+        bots = [make_agent("random", seed=1), make_agent("expert")]
+        seen = []
+        while game.current_player is not None:
+            if game.phase.name == "DISCARD" and len(seen) == game.hand_number:
+                seen.append([game.dealer, [sorted(h) for h in game.hands]])
+            if game.phase.name == "PLAY" and len(seen[-1]) == 2:
+                seen[-1].append(game.starter)
+            seat = game.current_player
+            game.step(bots[seat].choose(game.view(seat), game.legal_actions()))
+        assert seen == cards[:len(seen)] and len(seen) >= 3
+
+
+def test_the_rating_against_fixed_anchors_by_hand():
+    # 3 wins in 4 games against one anchor at 1500: 1500 + 400 log10(3)
+    r, low, high = fixed_anchor_rating({"a": 1500.0}, {"a": [(2, 2), (1, 2)]})
+    assert r == pytest.approx(1500 + 400 * math.log10(3), abs=1e-6)
+    assert low < r < high
+    # even against two anchors 200 either side with as many games: the middle
+    r, _, _ = fixed_anchor_rating({"lo": 1300.0, "hi": 1700.0},
+                                  {"lo": [(1, 2)] * 5, "hi": [(1, 2)] * 5})
+    assert r == pytest.approx(1500.0, abs=1e-6)
+    # the likelihood's slope is 0 at the estimate
+    anchors = {"x": 1400.0, "y": 1650.0}
+    units = {"x": [(2, 2), (1, 2), (2, 2)], "y": [(0, 2), (1, 2), (1, 2)]}
+    r, _, _ = fixed_anchor_rating(anchors, units)
+    slope = sum(w - n * win_probability(r, anchors[a]) for a, u in units.items() for w, n in u)
+    assert slope == pytest.approx(0.0, abs=1e-9)
+    # no loss: unbounded above, bounded below by the best anchor beaten
+    assert fixed_anchor_rating(anchors, {"x": [(2, 2)], "y": [(2, 2)]}) == \
+        (math.inf, 1650.0, math.inf)
+    with pytest.raises(ValueError, match="no games"):
+        fixed_anchor_rating(anchors, {"x": []})
+
+
+class BestThrow(ViewAgent):
+    """Lays away the throw of the best exact expected value (regret 0 by construction)."""
+
+    name = "best-throw"
+
+    def choose(self, view, legal):
+        best = analyse_discards(view.own_cards, is_dealer=view.is_dealer)[0]
+        return next(c for c in best.throw if c in legal)
+
+
+def test_discard_regret_is_zero_for_the_best_throw_and_positive_for_others():
+    best = discard_quality(BestThrow(), deals=6)
+    assert all(best[r]["regret"] == 0.0 and best[r]["best_share"] == 1.0
+               for r in ("dealer", "pone"))
+    rough = discard_quality(make_agent("random", seed=0), deals=6)
+    assert rough["dealer"]["regret"] > 0 and rough["pone"]["regret"] > 0
+
+
+def test_a_ladder_line_is_reproduced_exactly_and_lands_once(tmp_path):
+    args = dict(workers=1, folder=tmp_path / "games", progress=False, quality_deals=2)
+    first = ladder_line("greedy", 2, **args)
+    assert [a["anchor"] for a in first["anchors"]] == [a.label for a in load().anchors]
+    assert all(a["games"] == 4 for a in first["anchors"])
+    board = tmp_path / "board.jsonl"
+    assert update_leaderboard(board, first) == "added"
+    again = ladder_line("greedy", 2, **{**args, "folder": tmp_path / "fresh"})  # replayed
+    strip = ("ms_per_decision",)
+    assert {k: v for k, v in again.items() if k not in strip} == \
+        {k: v for k, v in first.items() if k not in strip}
+    assert update_leaderboard(board, again) == "same"
+    assert len(board.read_text().splitlines()) == 1
+    table = leaderboard_table([json.loads(x) for x in board.read_text().splitlines()])
+    assert "| 1 | greedy |" in table
+
+
+def test_the_cli_ladder_with_a_protocol_bot(tmp_path, capsys):
+    client = f"bot=cmd:{sys.executable} {ROOT / 'examples' / 'cbp_bot.py'}"
+    board = tmp_path / "board.jsonl"
+    status = main(["ladder", client, "--deals", "2", "--quality-deals", "2", "--folder",
+                   str(tmp_path / "games"), "--leaderboard", str(board), "--no-progress"])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert "bot on cribenv-ladder-v1, 2 deals" in out and "leaderboard" in out
+    line = json.loads(board.read_text())
+    assert line["agent"] == "bot" and all(a["forfeits"] == 0 for a in line["anchors"])
+    assert main(["ladder", "--table", "--leaderboard", str(board)]) == 0
+    assert "| 1 | bot |" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["ladder", "gredy", "--deals", "2"], "did you mean 'greedy'"),
+    (["ladder", "greedy", "--deals", "1001"], "--deals must be from 1 to 1000"),
+    (["ladder"], "name at least one AGENT"),
+    (["ladder", "--table", "--leaderboard", "nope.jsonl"], "no leaderboard file"),
+])
+def test_bad_input_is_refused_before_any_game(argv, words, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(argv + ["--folder", "games"]) == 2
+    assert words in capsys.readouterr().err
+    assert not (tmp_path / "games").exists()
