@@ -5,16 +5,17 @@ are refused with clear errors."""
 
 from __future__ import annotations
 
-import concurrent.futures as cf
-import multiprocessing
-
 import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
 
 from agents.expert import ExpertAgent  # noqa: E402
-from agents.features import PRIOR_CLIP, legal_features  # noqa: E402
+from agents.features import (  # noqa: E402
+    PRIOR_CLIP,
+    legal_features,
+    legal_features_reference,
+)
 from agents.ppo import (  # noqa: E402
     SHIPPED_POLICY,
     ExpertPriorActor,
@@ -160,10 +161,12 @@ def test_update_path_equals_the_dense_network(privileged):
 
 
 def test_legal_features_are_the_agents_features_in_slots():
+    """The batch of the Python path is :func:`card_features` (the ``ppo:PATH`` agent's) in
+    slots, bit for bit; the compiled batch (tests/test_feature_kernels.py) equals it."""
     from agents.features import card_features
 
     views, obs, masks = _decisions(2)
-    ids, prior, feats = legal_features(obs, masks)
+    ids, prior, feats = legal_features_reference(obs, masks)
     for i, (view, mask) in enumerate(zip(views, masks)):
         legal = np.flatnonzero(mask).tolist()
         p, f = card_features(view, legal)
@@ -171,16 +174,20 @@ def test_legal_features_are_the_agents_features_in_slots():
         np.testing.assert_array_equal(prior[i, :len(legal)], p[legal])
         np.testing.assert_array_equal(feats[i, :len(legal)], f[legal])
         assert not feats[i, len(legal):].any()
-    with pytest.raises(ValueError, match="row 0 has 6 legal cards, more than 4 slots"):
-        legal_features(obs[:1], masks[:1], slots=4)
+    fast = legal_features(obs, masks)
+    np.testing.assert_array_equal(fast[0], ids)
+    np.testing.assert_allclose(fast[1], prior, rtol=0, atol=1e-5)
+    np.testing.assert_allclose(fast[2], feats, rtol=0, atol=1e-5)
+    for batch in (legal_features, legal_features_reference):
+        with pytest.raises(ValueError, match="row 0 has 6 legal cards, more than 4 slots"):
+            batch(obs[:1], masks[:1], slots=4)
 
 
-def test_feature_workers_compute_the_same_rows():
-    _, obs, masks = _decisions(2, games=2)
-    with cf.ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as pool:
-        shared = CardRows.of(obs, masks, pool, parts=3)
-    alone = CardRows.of(obs, masks)
-    for a, b in zip(shared.columns().values(), alone.columns().values()):
+def test_card_rows_are_the_compiled_features():
+    """The trainer's :class:`CardRows` are :func:`legal_features` (compiled), in one call."""
+    _, obs, masks = _decisions(3, games=2)
+    rows = CardRows.of(obs, masks)
+    for a, b in zip(rows.columns().values(), legal_features(obs, masks)):
         np.testing.assert_array_equal(a, b)
 
 

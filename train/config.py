@@ -37,7 +37,7 @@ MAX_ROLLOUT = 2**21       # decisions held by one rollout
 
 RANGES: dict[str, tuple[float | None, float | None]] = {
     "total_steps": (1, None), "seed": (0, 2**63 - 1), "threads": (1, 256),
-    "engine_threads": (1, 256), "feature_workers": (0, 64),
+    "engine_threads": (1, 256),
     # sizes that set what is allocated: bounded well above any use, so that a typo is a clear
     # error rather than a 900 GB allocation
     "n_envs": (1, 4096), "n_games": (1, 65_536), "n_steps": (1, 65_536),

@@ -130,17 +130,12 @@ class CardRows:
     COLUMNS = ("card_ids", "prior", "feats")   # their names in a rollout's storage
 
     @classmethod
-    def of(cls, obs: np.ndarray, mask: np.ndarray, workers=None, parts: int = 1) -> CardRows:
-        """The legal cards of observation rows ``obs`` with masks ``mask``; ``workers``: a
-        process pool sharing the rows in ``parts`` parts (the features cost ~0.2 ms a row in
-        Python)."""
+    def of(cls, obs: np.ndarray, mask: np.ndarray) -> CardRows:
+        """The legal cards of observation rows ``obs`` with masks ``mask`` (compiled: a few
+        microseconds a row, :func:`agents.features.legal_features`)."""
         from agents.features import legal_features
 
-        if workers is None:
-            return cls(*legal_features(obs, mask))
-        split = np.array_split(np.arange(len(obs)), parts)
-        done = [workers.submit(legal_features, obs[p], mask[p]) for p in split if len(p)]
-        return cls(*(np.concatenate(x) for x in zip(*(f.result() for f in done))))
+        return cls(*legal_features(obs, mask))
 
     def __getitem__(self, rows) -> CardRows:
         return CardRows(self.ids[rows], self.prior[rows], self.feats[rows])

@@ -87,13 +87,6 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
         net.load_policy_file(config.init_policy)
     net = net.to(device)
     with_cards = config.policy == "expert-prior"   # the network reads the legal cards' features
-    workers = None
-    if with_cards and config.feature_workers:
-        import concurrent.futures as cf
-        import multiprocessing
-
-        workers = cf.ProcessPoolExecutor(config.feature_workers,
-                                         mp_context=multiprocessing.get_context("spawn"))
     optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate, eps=1e-5,
                                  fused=True)
     gen = torch.Generator().manual_seed(config.seed)
@@ -168,8 +161,7 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
                 if not mask.any(1).all():
                     raise RuntimeError("the engine asked a seat to act with no legal card")
                 actions = np.zeros(config.n_games, np.int64)
-                cards = (CardRows.of(obs, mask, workers, config.feature_workers)
-                         if with_cards else None)
+                cards = CardRows.of(obs, mask) if with_cards else None
                 if mine.any():
                     o = torch.from_numpy(obs[mine]).to(device)
                     m = torch.from_numpy(mask[mine]).to(device)
@@ -231,8 +223,6 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
             _log_update(run_dir, writer, stats)
     finally:
         bar.close()
-        if workers is not None:
-            workers.shutdown(cancel_futures=True)
         for s, h in old_handlers.items():
             signal.signal(s, h)
     _checkpoint(run_dir, net, optimizer, gen, rng, pool, games, state)

@@ -4,6 +4,7 @@ folder), each with its one line of help: torch-free, so ``cribenv train --help``
 from __future__ import annotations
 
 import re
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,10 +27,6 @@ class SelfPlayConfig(RunSettings):
         1,
         "numba threads of the batched engine (1: on a busy machine more threads spin and slow it "
         "down many times)")
-    feature_workers: int = setting(
-        0,
-        "processes that compute the expert-prior card features (0: in the trainer's own process); "
-        "they run while the trainer waits, so up to one per core")
     device: str = setting("cpu", "'cpu' or 'cuda'")
     seed: int = setting(0, "seed of everything")
     # game
@@ -116,9 +113,25 @@ class SelfPlayConfig(RunSettings):
 
     #: settings that may change when a run is resumed
     KIND = "self-play"
-    RESUMABLE = ("total_steps", "threads", "engine_threads", "feature_workers", "device",
-                 "checkpoint_every",
+    RESUMABLE = ("total_steps", "threads", "engine_threads", "device", "checkpoint_every",
                  "eval_every", "eval_games", "time_limit")
+    #: settings of earlier versions, still found in older runs' config.json: accepted with a
+    #: note and ignored (each was resumable, so no checkpoint's fingerprint holds it)
+    REMOVED = {
+        "feature_workers": "the expert-prior card features are compiled now (a few microseconds "
+                           "a row), so there is no process pool to size",
+    }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> SelfPlayConfig:
+        """:meth:`RunSettings.from_dict`, after dropping the settings of :attr:`REMOVED` (a
+        ``FutureWarning`` names each)."""
+        removed = [k for k in data if k in cls.REMOVED]
+        for name in removed:
+            warnings.warn(f"ignoring the self-play setting {name!r} (removed: "
+                          f"{cls.REMOVED[name]}); delete it from the config file",
+                          FutureWarning, stacklevel=3)
+        return super().from_dict({k: v for k, v in data.items() if k not in removed})
 
     def __post_init__(self) -> None:
         if not re.fullmatch(r"cpu|cuda(:\d+)?|mps", str(self.device)):
@@ -144,7 +157,7 @@ class SelfPlayConfig(RunSettings):
         if self.expert_share and self.policy != "expert-prior":
             raise ValueError(f"expert_share needs policy 'expert-prior' (the expert's card is "
                              f"read from its features), got {self.policy!r}")
-        self.check_at_least(0, "value_warmup", "feature_workers")
+        self.check_at_least(0, "value_warmup")
         self.check_at_least(1, "total_steps", "threads", "engine_threads", "n_games", "n_steps",
                             "n_epochs", "minibatch_size", "snapshot_every", "pool_size",
                             "checkpoint_every", "eval_every", "card_dim", "keep_ctx")
