@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -75,13 +76,6 @@ def analyse_discards(six_cards: str | Iterable[str | int], is_dealer: bool) -> l
     unseen = np.array([c for c in range(52) if c not in known], dtype=np.int32)
     shows = score_hands(np.repeat(np.array(keeps, dtype=np.int32), unseen.size, axis=0),
                         np.tile(unseen, len(keeps)), validate=False).reshape(len(keeps), -1)
-    # Each mean is a whole number of points over the equally likely outcomes (46 starters;
-    # 1035 opponent pairs x 44 starters): recover that fraction, so equal means are equal floats
-    # whatever order the sums were taken in (the ranking and its ties depend on it).
-    n = unseen.size
-    hand_ev = [round(h * n) / n for h in hand_ev]
-    cribs = n * (n - 1) // 2 * (n - 2)
-    crib_ev = [round(c * cribs) / cribs for c in crib_ev]
     options = [
         DiscardOption(
             keep=keep,  # type: ignore[arg-type]
@@ -238,6 +232,11 @@ def discard_evs(cards: list[int], unseen: list[int] | None, k: int) -> tuple[
     # Nobs from an unseen Jack among the other crib cards, the starter of its suit (the same
     # for every option).
     nobs_other = sum(sc[s] - 1 for s in jack_suits) * (draws - 1) / (n * (n - 1))
+    # Every crib mean is a whole number of points over the equally likely draws (the other
+    # crib cards as a set, then the starter): recover that fraction, so that equal means are
+    # equal floats whatever order BLAS summed in (the expert's ranking and its ties, on any
+    # machine, depend on it).
+    outcomes = math.comb(n, draws - 1) * (n - draws + 1)
     crib_ev = []
     for t, r in zip(throws, crib_rank):
         e = nobs_other
@@ -250,7 +249,7 @@ def discard_evs(cards: list[int], unseen: list[int] | None, k: int) -> tuple[
         for c in t:
             if c >> 2 == JACK:
                 e += sc[c & 3] / n  # nobs: a thrown Jack, the starter of its suit
-        crib_ev.append(r + e)
+        crib_ev.append(round((r + e) * outcomes) / outcomes)
     return keeps, throws, hand_ev, crib_ev
 
 
