@@ -22,6 +22,7 @@ NEEDS = {
     "cribenv/integrations/tianshou.py": ("tianshou", "torch"),      # the 'integrations' extra
     "cribenv/integrations/torchrl.py": ("torchrl", "tensordict", "torch"),
     "cribenv/integrations/rllib.py": ("ray", "torch"),                # the 'rllib' extra
+    "cribenv/integrations/sb3.py": ("stable_baselines3", "sb3_contrib", "torch"),
     "train/rllib_trainer.py": ("ray", "torch"),
 }
 

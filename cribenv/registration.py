@@ -26,9 +26,13 @@ GYM_ENV_ID = "cribenv/SingleAgentCribbage-v0"
 
 def register_with_gymnasium(gymnasium: ModuleType) -> None:
     """Register ``cribenv/SingleAgentCribbage-v0`` (:class:`cribenv.wrappers.
-    SingleAgentCribbageEnv`): ``gymnasium.make`` and SB3's ``make_vec_env`` find it."""
+    SingleAgentCribbageEnv`): ``gymnasium.make`` and SB3's ``make_vec_env`` find it, and
+    ``gymnasium.make_vec`` builds the batched engine's env
+    (:func:`cribenv.vector_env.make_vector_env`; ``vectorization_mode="sync"`` for copies of
+    the single env)."""
     if GYM_ENV_ID not in gymnasium.registry:
-        gymnasium.register(GYM_ENV_ID, entry_point="cribenv.wrappers:SingleAgentCribbageEnv")
+        gymnasium.register(GYM_ENV_ID, entry_point="cribenv.wrappers:SingleAgentCribbageEnv",
+                           vector_entry_point="cribenv.vector_env:make_vector_env")
 
 
 def register_with_pettingzoo(pettingzoo: ModuleType) -> None:

@@ -41,7 +41,8 @@ from cribenv.game import Rules, seat_side
 from cribenv.observation import OBS_SIZE
 from cribenv.vector import VectorGame
 
-__all__ = ["CribbageVectorEnv", "Opponent", "random_opponent"]
+__all__ = ["CribbageVectorEnv", "Opponent", "make_vector_env", "per_row_opponent",
+           "random_opponent"]
 
 _SEED_MAX = 2**63 - 1   # the AEC env's range for game seeds
 
@@ -65,6 +66,29 @@ def random_opponent(rng: np.random.Generator) -> Opponent:
     return pick
 
 
+def per_row_opponent(agent: Any) -> Opponent:
+    """A batched opponent from a one-decision opponent, asked row by row: an object with
+    ``act(observation_dict) -> card`` or a callable ``f(observation_dict) -> card`` (what
+    :class:`cribenv.wrappers.SingleAgentCribbageEnv` takes). One agent answers every row, so it
+    must keep no state between its decisions (the project's bots keep none).
+
+    >>> pick = per_row_opponent(lambda obs: int(np.flatnonzero(obs["action_mask"])[-1]))
+    >>> mask = np.zeros((2, 52), bool); mask[0, [3, 7]] = True; mask[1, 50] = True
+    >>> pick(np.zeros((2, 601), np.float32), mask).tolist()
+    [7, 50]
+    """
+    act = agent.act if callable(getattr(agent, "act", None)) else agent
+    if not callable(act):
+        raise ValueError(f"an opponent must be a spec string, an agent with act() or a "
+                         f"callable, got {agent!r}")
+
+    def pick(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        masks = mask.astype(np.int8)
+        return np.array([int(act({"observation": obs[i], "action_mask": masks[i]}))
+                         for i in range(len(obs))], np.int64)
+    return pick
+
+
 class CribbageVectorEnv(VectorEnv):
     """N games of Cribbage, a learner in one seat of each, the other seats played by
     ``opponent``.
@@ -85,6 +109,12 @@ class CribbageVectorEnv(VectorEnv):
             generator seeded by :meth:`reset`'s ``seed``.
         rules: a full :class:`~cribenv.game.Rules` (overrides ``num_players`` and ``target``).
         threads: the engine's threads (:class:`~cribenv.vector.VectorGame`).
+        seed: the seed of the first :meth:`reset` called without one.
+        illegal_action: ``"raise"`` (default): an illegal card raises, naming it;
+            ``"penalty"``: that game ends there (``terminated``, reward ``illegal_reward``,
+            ``info["illegal_action"]`` True in its row) and a new one starts, for learners that
+            cannot mask (SB3's plain ``PPO``).
+        illegal_reward: the reward of an illegal card with ``illegal_action="penalty"``.
 
     ``reset(seed=S)`` makes everything that follows reproducible: the games' seeds, the
     learner seats and the default opponent's choices.
@@ -95,7 +125,13 @@ class CribbageVectorEnv(VectorEnv):
     def __init__(self, num_envs: int = 1, num_players: int = 2, target: int = 121, *,
                  reward: str = "win", skunks: bool = False, shaping: float = 0.0,
                  learner_seat: int | None = None, opponent: Opponent | None = None,
-                 rules: Rules | None = None, threads: int = 1) -> None:
+                 rules: Rules | None = None, threads: int = 1, seed: int | None = None,
+                 illegal_action: str = "raise", illegal_reward: float = -1.0) -> None:
+        if illegal_action not in ("raise", "penalty"):
+            raise ValueError(f"illegal_action must be 'raise' or 'penalty', got "
+                             f"{illegal_action!r}")
+        self.illegal_action = illegal_action
+        self.illegal_reward = float(illegal_reward)
         rules = rules if rules is not None else Rules(num_players=num_players, target=target)
         n = rules.num_players
         if learner_seat is not None and not (isinstance(learner_seat, (int, np.integer))
@@ -121,6 +157,7 @@ class CribbageVectorEnv(VectorEnv):
         self._rng: np.random.Generator | None = None
         self.opponent: Opponent = opponent if opponent is not None else \
             random_opponent(np.random.default_rng())
+        self._first_seed = seed
 
     # ---------------------------------------------------------------- gymnasium API
     def reset(self, *, seed: int | Sequence[int] | None = None,
@@ -129,6 +166,8 @@ class CribbageVectorEnv(VectorEnv):
 
         ``seed`` (an int) seeds the generator of the games' seeds and learner seats, and the
         default opponent's (a separate stream of the same seed)."""
+        if seed is None and self._rng is None:
+            seed = self._first_seed
         if seed is not None or self._rng is None:
             root = np.random.SeedSequence(seed)
             games, opp = root.spawn(2)
@@ -150,12 +189,24 @@ class CribbageVectorEnv(VectorEnv):
         if acts.shape != (self.num_envs,):
             raise ValueError(f"expected {self.num_envs} actions, got shape {acts.shape}")
         vg = self.game
-        vg.step(acts)
+        illegal = None
+        if self.illegal_action == "penalty":
+            ok = (acts >= 0) & (acts < 52)
+            ok[ok] = self._mask[np.flatnonzero(ok), acts[ok]]
+            if not ok.all():
+                illegal = ~ok
+        if illegal is None:
+            vg.step(acts)
+        else:
+            vg.step(acts, rows=np.flatnonzero(~illegal))
         self._play_opponents()
         seat = self.learner_seat
         rows = np.arange(self.num_envs)
         reward = vg.cumulative_rewards[rows, seat].astype(np.float32)
         terminated = vg.done.copy()
+        if illegal is not None:
+            reward[illegal] = self.illegal_reward
+            terminated |= illegal
         truncated = np.zeros(self.num_envs, bool)
         final = None
         if terminated.any():
@@ -171,6 +222,8 @@ class CribbageVectorEnv(VectorEnv):
             points[ended] = vg.game_points[ended]
             won = np.zeros(self.num_envs, bool)
             won[ended] = winner[ended] == sides
+            if illegal is not None:   # ended by the learner's illegal card: nobody won
+                winner[illegal], won[illegal], points[illegal] = -1, False, 0
             final = {"final_obs": final_obs, "_final_obs": terminated.copy(),
                      "final_info": {"scores": scores, "winner": winner, "won": won,
                                     "game_points": points, "learner_seat": seat.copy(),
@@ -183,6 +236,8 @@ class CribbageVectorEnv(VectorEnv):
         obs, info = self._observe(), self._info()
         if final is not None:
             info.update(final)
+        if illegal is not None:
+            info["illegal_action"], info["_illegal_action"] = illegal, illegal.copy()
         return obs, reward, terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
@@ -233,3 +288,50 @@ class CribbageVectorEnv(VectorEnv):
         return {"action_mask": self._mask.copy(), "_action_mask": np.ones(self.num_envs, bool),
                 "learner_seat": self.learner_seat.copy(),
                 "_learner_seat": np.ones(self.num_envs, bool)}
+
+
+def make_vector_env(num_envs: int = 1, opponent: Any = "random", num_players: int = 2,
+                    target: int = 121, reward: str = "win", shaping: float = 0.0,
+                    learner_seat: int | None = None, skunks: bool = False,
+                    episode: str = "game", seed: int | None = None,
+                    illegal_action: str = "raise", illegal_reward: float = -1.0,
+                    render_mode: str | None = None, threads: int = 1,
+                    **rules: Any) -> CribbageVectorEnv:
+    """``gymnasium.make_vec("cribenv/SingleAgentCribbage-v0", num_envs=N)``: the batched
+    engine's :class:`CribbageVectorEnv`, built from the single env's keyword arguments
+    (:class:`cribenv.wrappers.SingleAgentCribbageEnv`).
+
+    ``opponent``: ``"random"`` is played batched; another spec (``"greedy"``, ``"expert"``,
+    ``"ppo:PATH"``, resolved by :mod:`cribenv.opponents`), an agent or a callable is asked row
+    by row (:func:`per_row_opponent`); one opponent plays every other seat. Whole games only
+    (``episode="game"``) and no rendering: the per-env route (``vectorization_mode="sync"``)
+    has those.
+
+    >>> import gymnasium, cribenv
+    >>> envs = gymnasium.make_vec(cribenv.GYM_ENV_ID, num_envs=8, opponent="greedy", seed=0)
+    >>> obs, info = envs.reset()
+    >>> obs.shape, envs.metadata["autoreset_mode"].name
+    ((8, 601), 'SAME_STEP')
+    >>> envs.close()
+    """
+    from cribenv import opponents
+
+    if episode != "game":
+        raise ValueError(f"the batched env plays whole games, got episode={episode!r}; "
+                         "use vectorization_mode='sync' for episode='hand'")
+    if render_mode is not None:
+        raise ValueError(f"the batched env does not render, got render_mode={render_mode!r}; "
+                         "use vectorization_mode='sync'")
+    if isinstance(opponent, (list, tuple)):
+        raise ValueError("the batched env takes one opponent for every other seat, got a "
+                         f"list of {len(opponent)}; use vectorization_mode='sync' for one a seat")
+    if isinstance(opponent, str):
+        batched = None if opponent == "random" else per_row_opponent(
+            opponents.make(opponent, seed=seed))
+    else:
+        batched = per_row_opponent(opponent)
+    game_rules = Rules(num_players=num_players, target=target, **rules)
+    return CribbageVectorEnv(num_envs, reward=reward, skunks=skunks, shaping=shaping,
+                             learner_seat=learner_seat, opponent=batched, rules=game_rules,
+                             threads=threads, seed=seed, illegal_action=illegal_action,
+                             illegal_reward=illegal_reward)

@@ -85,7 +85,7 @@ def test_sections_have_the_documented_shape():
 
     names = benchmarks.section_names()
     assert names == ["scoring", "engine", "vector_engine", "env", "search", "protocol",
-                     "training"]   # by ORDER
+                     "sb3", "training"]   # by ORDER, then name
     for name in names:
         section = benchmarks.load_section(name)
         assert callable(section.run) and callable(section.report), name

@@ -7,6 +7,8 @@ one), and each is an optional extra (``pip install "cribenv[integrations]"``):
   agent credited its own rewards, the final results included).
 * :mod:`cribenv.integrations.torchrl`: TorchRL (``PettingZooWrapper(..., use_mask=True)``, a
   valid mask for the seats that wait, and a masked categorical policy).
+* :mod:`cribenv.integrations.sb3`: Stable-Baselines3 (a ``VecEnv`` on the batched engine for
+  ``PPO`` and ``MaskablePPO``; the ``train`` extra).
 * :mod:`cribenv.integrations.rllib`: RLlib's new API stack (a ``MultiAgentEnv`` with the keys
   RLlib reads, a masking ``RLModule``, self-play against frozen copies); the ``rllib`` extra.
 
