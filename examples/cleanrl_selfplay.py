@@ -13,6 +13,9 @@ between two of its decisions (points pegged on the opponent's turn, the show, th
 are credited to the earlier one, and GAE runs along each seat's chain of decisions. A chain cut
 by the end of a rollout is bootstrapped with the value of the seat's view at that moment.
 
+Torch runs on one thread by default (``--threads N`` for more): the network is small, and more
+threads only make each step wait on them.
+
     python examples/cleanrl_selfplay.py                        # about 10 minutes on 2 cores
     python examples/cleanrl_selfplay.py --total-steps 20000    # a smoke run
 """
@@ -53,9 +56,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--eval-games", type=int, default=400, help="games against random (0: none)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--save", default=None, help="write the weights (a state dict) here")
+    p.add_argument("--threads", type=int, default=1, help="torch threads (torch.set_num_threads)")
     args = p.parse_args(argv)
-    if args.total_steps < 1 or args.num_games < 1 or args.num_steps < 1:
-        p.error("--total-steps, --num-games and --num-steps must be at least 1")
+    if min(args.total_steps, args.num_games, args.num_steps, args.threads) < 1:
+        p.error("--total-steps, --num-games, --num-steps and --threads must be at least 1")
     return args
 
 
@@ -218,7 +222,7 @@ def win_rate_vs_random(agent: Agent, args: argparse.Namespace, seed: int) -> tup
 def main(argv: list[str] | None = None) -> dict[str, float]:
     args = parse_args(argv)
     torch.manual_seed(args.seed)
-    torch.set_num_threads(1)
+    torch.set_num_threads(args.threads)
     agent = Agent(args.hidden)
     optimizer = torch.optim.Adam(agent.parameters(), lr=args.lr, eps=1e-5)
     rules = Rules(num_players=args.players, target=args.target)

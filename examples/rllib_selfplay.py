@@ -7,6 +7,10 @@ copy.
     python examples/rllib_selfplay.py --iterations 20 --env-runners 2
     python examples/rllib_selfplay.py --address auto     # on the Ray cluster of this machine
 
+Torch runs on one thread in this process (the learner's updates, the game at the end) by default
+(``--threads N`` for more); the env runners are Ray's processes, with Ray's thread settings (as
+many as each runner's CPUs, one by default).
+
 (``cribenv train --backend rllib`` runs the same algorithm with checkpoints, resume and an
 evaluation against the bots.) Needs the 'rllib' extra.
 """
@@ -45,7 +49,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--env-runners", type=int, default=2, help="Ray actors collecting games")
     parser.add_argument("--batch", type=int, default=2000, help="env steps per PPO update")
     parser.add_argument("--address", help="an existing Ray cluster (default: start one here)")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="torch threads in this process (torch.set_num_threads)")
     args = parser.parse_args(argv)
+    if args.threads < 1:
+        parser.error("--threads must be at least 1")
+    torch.set_num_threads(args.threads)
     started = not ray.is_initialized()
     if started:
         ray.init(address=args.address, include_dashboard=False, log_to_driver=False)
