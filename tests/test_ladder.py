@@ -19,6 +19,7 @@ from agents.ladder import ladder_line, leaderboard_table, update_leaderboard
 from agents.ladder.deals import _deal_cards, load
 from agents.ladder.quality import discard_quality
 from agents.ladder.rating import fixed_anchor_rating, win_probability
+from cribenv import cards as C
 from cribenv.cli import main
 from cribenv.discard import analyse_discards
 from cribenv.game import Game
@@ -143,3 +144,60 @@ def test_bad_input_is_refused_before_any_game(argv, words, tmp_path, capsys, mon
     assert main(argv + ["--folder", "games"]) == 2
     assert words in capsys.readouterr().err
     assert not (tmp_path / "games").exists()
+
+
+def endgame_position() -> Game:
+    """Seat 0 deals; both sides on 119. The play: AC (pone), KS, 2C, 9D: 22, and the pone,
+    holding only QH JD, cannot go on. The dealer holds 5H 9C: 9C makes 31 and a pair of nines,
+    4 points, and wins at once; 5H (27) leaves the pone a way to win (its two tens paired score
+    2 in its show, which counts first)."""
+    from cribenv.cards import parse
+
+    game = Game(deals=[{"dealer": 0, "hands": ["KS 9D 9C 5H 2D 3D", "AC 2C QH JD 4S 6S"],
+                        "starter": "7H"}])
+    for card in ["4S", "6S", "2D", "3D"]:
+        game.step(parse(card))
+    game.scores[0] = game.scores[1] = 119
+    for card in ["AC", "KS", "2C", "9D"]:
+        game.step(parse(card))
+    return game
+
+
+def test_an_endgame_proof_by_hand():
+    from agents.ladder.endgames import winning_cards
+    from cribenv.cards import parse
+
+    game = endgame_position()
+    assert game.current_player == 0 and game.legal_actions() == [parse("5H"), parse("9C")]
+    wins, holdings = winning_cards(game)
+    # the pone said Go at 22: it holds two of the 15 unseen cards worth 10 (KS is the dealer's)
+    assert wins == [parse("9C")] and holdings == 15 * 14 // 2
+
+
+def test_the_endgame_suite_is_proven_and_scores_a_bot():
+    from agents.ladder.endgames import endgame_score, load_positions, position_game, winning_cards
+    from cribenv.cards import parse
+
+    positions = load_positions()
+    assert len(positions) >= 20
+    for position in positions[:5]:             # the stored proofs hold on this engine
+        game = position_game(position)
+        wins, holdings = winning_cards(game)
+        assert [C.to_str(c) for c in wins] == position["winning"]
+        assert holdings == position["holdings"] and game.current_player == position["seat"]
+    best = endgame_score(make_agent("expert"))
+    assert best["positions"] == len(positions) and 0 <= best["won"] <= len(positions)
+    assert parse(positions[0]["winning"][0]) in position_game(positions[0]).legal_actions()
+
+
+def test_the_published_leaderboard_is_on_the_front_page_and_the_docs():
+    """README shows the top five lines of results/ladder/leaderboard.jsonl, the ladder page all
+    of them, as leaderboard_table makes them (cribenv ladder --table prints it)."""
+    board = ROOT / "results" / "ladder" / "leaderboard.jsonl"
+    lines = [json.loads(x) for x in board.read_text().splitlines() if x.strip()]
+    assert lines and all(x["deals"] == 1000 and x["ladder"] == "cribenv-ladder-v1"
+                         for x in lines)
+    for page, top in ((ROOT / "README.md", 5), (ROOT / "docs" / "ladder.md", None)):
+        text = page.read_text(encoding="utf-8")
+        shown = text.split("<!-- leaderboard:start -->\n")[1].split("<!-- leaderboard:end -->")[0]
+        assert shown.strip() == leaderboard_table(lines, top=top), page.name

@@ -10,6 +10,8 @@ search on it) on the same duplicate deals, each pair a resumable tournament
 * against each anchor, the **win %** and **net match points a game** (skunks counted) with 95%
   intervals over duplicate deals, and the games forfeited;
 * the **discard regret** as dealer and pone (:mod:`agents.ladder.quality`);
+* the share of the **endgame positions** where it lays a card proven to win for certain
+  (:mod:`agents.ladder.endgames`);
 * the time a decision (this machine's: the one figure that is not reproduced exactly).
 
 Each agent's result is one JSON line, appended to a leaderboard file
@@ -24,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.ladder.deals import DealSet, load
+from agents.ladder.endgames import endgame_score
 from agents.ladder.quality import discard_quality
 from agents.ladder.rating import fixed_anchor_rating
 from agents.tournament.schedule import parse_spec
@@ -39,8 +42,13 @@ def _anchor_games(entrant: Any, anchor: Any, deal_set: DealSet, deals: int, work
                   folder: Path, progress: bool, ray_address: str | None) -> dict[str, Any]:
     """Play (or resume) the entrant against one anchor; its results and duplicate units."""
     from agents.tournament import run_tournament
-    from agents.tournament.storage import connect, default_db_path, fetch_rows, think_times
-    from agents.tournament.storage import tournament_config
+    from agents.tournament.storage import (
+        connect,
+        default_db_path,
+        fetch_rows,
+        think_times,
+        tournament_config,
+    )
     from cribenv.game import Rules
 
     specs = [str(entrant), f"anchor-{anchor.label}={anchor.spec}"]
@@ -101,6 +109,7 @@ def ladder_line(spec: str, deals: int | None = None, *, workers: int = 1,
     agent = make_agent(entrant.spec, seed=0)
     try:
         quality = discard_quality(agent, min(quality_deals, deals), deal_set)
+        endgames = endgame_score(agent)
     finally:
         close = getattr(agent, "close", None)
         if callable(close):
@@ -108,7 +117,7 @@ def ladder_line(spec: str, deals: int | None = None, *, workers: int = 1,
     return {
         "ladder": deal_set.name, "deals": deals, "agent": entrant.label, "spec": entrant.spec,
         "rating": _round(rating), "rating_low": _round(low), "rating_high": _round(high),
-        "anchors": [r["line"] for r in results], "discard": quality,
+        "anchors": [r["line"] for r in results], "discard": quality, "endgames": endgames,
         "ms_per_decision": round(1000 * seconds / asked, 3) if asked else None,
         "cribenv": __version__,
     }
@@ -153,29 +162,37 @@ def _cell(x: Any) -> str:
     return f"{x:g}" if isinstance(x, float) else str(x)
 
 
+def _endgames(line: dict[str, Any]) -> str:
+    e = line.get("endgames")
+    return f"{e['won']} / {e['positions']}" if e else ""
+
+
 def leaderboard_table(lines: list[dict[str, Any]], top: int | None = None) -> str:
-    """The leaderboard as a Markdown table, best rating first.
+    """The leaderboard as a Markdown table, best rating first: the win % against each anchor,
+    the discard regret as dealer / pone (points a hand), the endgame positions won, the ms a
+    decision.
 
     >>> line = {"agent": "bot", "deals": 2, "rating": 1480, "rating_low": 1300,
     ...         "rating_high": 1660, "ms_per_decision": 0.5, "discard": {"dealer": {"regret": 0.1},
-    ...         "pone": {"regret": 0.2}}, "anchors": [{"anchor": "expert", "win": 47.5}]}
+    ...         "pone": {"regret": 0.2}}, "anchors": [{"anchor": "expert", "win": 47.5}],
+    ...         "endgames": {"won": 30, "positions": 40}}
     >>> print(leaderboard_table([line]))
-    | # | agent | rating [95% CI] | expert win % | discard regret, dealer / pone | ms a decision | deals |
-    |---|---|---|---|---|---|---|
-    | 1 | bot | 1480 [1300, 1660] | 47.5 | 0.1 / 0.2 | 0.5 | 2 |
+    | # | agent | rating [95% CI] | expert win % | throw regret D / P | endgames | ms | deals |
+    |---|---|---|---|---|---|---|---|
+    | 1 | bot | 1480 [1300, 1660] | 47.5 | 0.1 / 0.2 | 30 / 40 | 0.5 | 2 |
     """
     ordered = sorted(lines, key=lambda x: (-(x["rating"] if x["rating"] is not None else
                                              -float("inf")), x["agent"]))[:top]
     anchors = [a["anchor"] for a in ordered[0]["anchors"]] if ordered else []
     head = (["#", "agent", "rating [95% CI]"] + [f"{a} win %" for a in anchors]
-            + ["discard regret, dealer / pone", "ms a decision", "deals"])
+            + ["throw regret D / P", "endgames", "ms", "deals"])
     rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for k, x in enumerate(ordered, 1):
         wins = {a["anchor"]: a["win"] for a in x["anchors"]}
         cells = ([str(k), x["agent"], f"{_cell(x['rating'])} [{_cell(x['rating_low'])}, "
                   f"{_cell(x['rating_high'])}]"] + [_cell(wins.get(a)) for a in anchors]
                  + [f"{_cell(x['discard']['dealer']['regret'])} / "
-                    f"{_cell(x['discard']['pone']['regret'])}",
+                    f"{_cell(x['discard']['pone']['regret'])}", _endgames(x),
                     _cell(x.get("ms_per_decision")), str(x["deals"])])
         rows.append("| " + " | ".join(cells) + " |")
     return "\n".join(rows)

@@ -64,6 +64,10 @@ def format_line(line: dict[str, Any]) -> str:
         out.append(f"  discard regret as {role}: {q['regret']:.3f} [{q['regret_low']:.3f}, "
                    f"{q['regret_high']:.3f}] points a hand, best throw {100 * q['best_share']:.1f}%"
                    f" of {q['hands']} hands")
+    e = line.get("endgames")
+    if e:
+        out.append(f"  endgames: a card proven to win laid in {e['won']} of {e['positions']} "
+                   "positions")
     if line.get("ms_per_decision") is not None:
         out.append(f"  {line['ms_per_decision']:.3f} ms a decision asked (this machine)")
     return "\n".join(out)

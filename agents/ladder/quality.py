@@ -28,7 +28,8 @@ from cribenv.observation import encode_game
 __all__ = ["discard_quality"]
 
 
-def _ask(agent: Any, game: Game, seat: int) -> int:
+def ask_card(agent: Any, game: Game, seat: int) -> int:
+    """The card ``agent`` (a bot or a policy) lays for ``seat`` in ``game``."""
     legal = game.legal_actions()
     if callable(getattr(agent, "choose", None)):
         return int(agent.choose(game.view(seat), legal))
@@ -47,7 +48,7 @@ def _throw(agent: Any, game_seed: int, first_dealer: int, seat: int) -> tuple[li
     dealt = sorted(game.hands[seat])
     while game.phase is Phase.DISCARD:
         mover = game.current_player
-        card = _ask(agent, game, seat) if mover == seat else game.legal_actions()[0]
+        card = ask_card(agent, game, seat) if mover == seat else game.legal_actions()[0]
         if card not in game.legal_actions():
             raise ValueError(f"{getattr(agent, 'name', agent)!r} chose {card}, not a card it "
                              "may lay away")
