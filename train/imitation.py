@@ -14,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+import torch
+import torch.nn.functional as F
 
 from agents import make_agent
 from agents.arena import run_game
@@ -89,9 +91,6 @@ def _play_recorded(game: Game, bots: list, obs_rows: list[np.ndarray],
 def pretrain(model, data: Demonstrations, epochs: int = 4, batch_size: int = 512,
              lr: float = 1e-3, seed: int = 0, log: Callable[[str], None] = print) -> dict:
     """Fit an SB3 MaskablePPO policy's actor to ``data.actions`` and its critic to returns."""
-    import torch
-    import torch.nn.functional as F
-
     policy = model.policy
     policy.set_training_mode(True)
     opt = torch.optim.Adam(policy.parameters(), lr=lr)
