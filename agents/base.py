@@ -178,6 +178,8 @@ def make_agent(spec: str, seed: int | None = None, **kwargs: Any) -> Agent:
         raise ValueError(f"agent spec must be a non-empty string, got {spec!r}")
     name, _, arg = spec.partition(":")
     name = name.lower()
+    if name.startswith("cmd[") and name.endswith("]"):   # cmd[move=2,game=60]:COMMAND
+        arg, name = f"[{name[4:-1]}]{arg}", "cmd"
     registry = _registry(name)
     if name in ("search", "cmd"):
         return registry[name](arg, seed=seed, **kwargs)

@@ -7,7 +7,8 @@ card is laid for it, as for every bot). It plays wherever a bot plays: tournamen
 the env's opponents, ``cribenv play``.
 
 Time controls: ``move_time`` seconds a decision, ``game_time`` seconds a game (the clock is
-sent with each decision), ``start_time`` seconds to start and answer the greeting. Whatever
+sent with each decision), ``start_time`` seconds to start and answer the greeting; in a spec,
+``cmd[move=2,game=60]:COMMAND`` (so that a tournament's or the ladder's bot carries them). Whatever
 goes wrong (no answer in time, the process ends, a line that is not the answer asked for, an
 illegal card, a line over ``max_line`` bytes, output when none was asked) raises
 :class:`agents.arena.BotFailure` naming the bot, the kind and the last lines of its standard
@@ -383,8 +384,36 @@ class ExternalBot(ViewAgent):
             proc.quit()
 
 
+_CLOCKS = {"move": "move_time", "game": "game_time", "start": "start_time"}
+
+
+def parse_clocks(arg: str) -> tuple[str, dict[str, float]]:
+    """``"[move=2,game=60]COMMAND"`` (what ``cmd[move=2,game=60]:COMMAND`` hands the factory)
+    -> ``(COMMAND, {"move_time": 2.0, "game_time": 60.0})``; no brackets, no options.
+
+    >>> parse_clocks("[move=0.5]python bot.py")
+    ('python bot.py', {'move_time': 0.5})
+    """
+    if not arg.startswith("["):
+        return arg, {}
+    inside, _, command = arg[1:].partition("]")
+    options: dict[str, float] = {}
+    for part in filter(None, (p.strip() for p in inside.split(","))):
+        key, eq, value = part.partition("=")
+        if not eq or key not in _CLOCKS:
+            raise ValueError(f"cmd option {part!r}: expected move=S, game=S or start=S "
+                             f"(seconds), as in cmd[move=2,game=60]:python my_bot.py")
+        try:
+            options[_CLOCKS[key]] = _positive(float(value), f"cmd option {key}")
+        except ValueError:
+            raise ValueError(f"cmd option {key}={value!r}: expected a positive number of "
+                             "seconds") from None
+    return command, options
+
+
 def _make(arg: str, seed: int | None = None, **kwargs: Any) -> ExternalBot:
-    return ExternalBot(arg, seed=seed, **kwargs)
+    command, clocks = parse_clocks(arg)
+    return ExternalBot(command, seed=seed, **{**clocks, **kwargs})
 
 
 register_agent("cmd", _make)

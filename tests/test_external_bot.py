@@ -209,3 +209,14 @@ def test_an_env_opponent_can_be_a_program():
 
 if os.name != "posix":   # pragma: no cover
     pytest.skip("external bots use POSIX pipes", allow_module_level=True)
+
+
+def test_time_controls_in_the_spec():
+    bot = make_agent(f"cmd[move=0.5,game=30]:{sys.executable} {BROKEN} hang")
+    assert (bot.move_time, bot.game_time, bot.start_time) == (0.5, 30.0, 10.0)
+    result = play_game([bot, make_agent("random", seed=3)], seed=11)
+    assert result.forfeit["kind"] == "timeout" and "within 0.5 s" in result.forfeit["detail"]
+    for bad, words in [("cmd[move=0]:x", "positive number"), ("cmd[speed=2]:x", "move=S"),
+                       ("cmd[move=fast]:x", "positive number")]:
+        with pytest.raises(ValueError, match=words):
+            make_agent(bad)

@@ -50,12 +50,16 @@ def parse_spec(text: str) -> AgentSpec:
 
     >>> parse_spec("random2=random"), parse_spec("ppo:runs/a=b.safetensors").label
     (AgentSpec(label='random2', spec='random'), 'ppo:runs/a=b.safetensors')
+    >>> parse_spec("cmd[move=2]:python bot.py").spec     # '=' inside a spec's options
+    'cmd[move=2]:python bot.py'
+    >>> parse_spec("mine=cmd[move=2]:python bot.py").label
+    'mine'
     """
     if not isinstance(text, str) or not text.strip():
         raise ValueError(f"agent spec must be a non-empty string, got {text!r}")
     text = text.strip()
     label, sep, spec = text.partition("=")
-    if sep and label and spec and ":" not in label:
+    if sep and label and spec and ":" not in label and "[" not in label:
         return AgentSpec(label.strip(), spec.strip())
     return AgentSpec(text, text)
 
