@@ -21,6 +21,7 @@ NEEDS = {
     "cribenv/render_image.py": ("PIL",),                            # the 'render' extra
     "cribenv/integrations/tianshou.py": ("tianshou", "torch"),      # the 'integrations' extra
     "cribenv/integrations/torchrl.py": ("torchrl", "tensordict", "torch"),
+    "cribenv/integrations/torchrl_batched.py": ("torchrl", "tensordict", "torch", "numba"),
     "cribenv/integrations/rllib.py": ("ray", "torch"),                # the 'rllib' extra
     "cribenv/integrations/sb3.py": ("stable_baselines3", "sb3_contrib", "torch"),
     "train/rllib_trainer.py": ("ray", "torch"),

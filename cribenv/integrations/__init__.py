@@ -6,7 +6,9 @@ one), and each is an optional extra (``pip install "cribenv[integrations]"``):
 * :mod:`cribenv.integrations.tianshou`: Tianshou 2 (``tianshou.env.PettingZooEnv`` with every
   agent credited its own rewards, the final results included).
 * :mod:`cribenv.integrations.torchrl`: TorchRL (``PettingZooWrapper(..., use_mask=True)``, a
-  valid mask for the seats that wait, and a masked categorical policy).
+  valid mask for the seats that wait, and a masked categorical policy);
+  :mod:`cribenv.integrations.torchrl_batched`: TorchRL ``EnvBase`` s on the batched engine (a
+  learner against a batched opponent; pure self-play, every seat a row of a group).
 * :mod:`cribenv.integrations.sb3`: Stable-Baselines3 (a ``VecEnv`` on the batched engine for
   ``PPO`` and ``MaskablePPO``; the ``train`` extra).
 * :mod:`cribenv.integrations.rllib`: RLlib's new API stack (a ``MultiAgentEnv`` with the keys

@@ -28,7 +28,10 @@ Usage (one shared policy for all seats: the group ``"players"``)::
     >>> rollout["players", "action_mask"].any(-1).all().item()   # every seat, every row
     True
 
-``examples/torchrl_selfplay.py`` trains the masked policy by self-play with it.
+``examples/torchrl_selfplay.py`` trains the masked policy by self-play with it. For speed,
+:mod:`cribenv.integrations.torchrl_batched` has batched ``EnvBase`` classes on the compiled
+engine (N games a step): a learner against an opponent, and self-play with every seat a row;
+:func:`masked_policy` serves them too.
 """
 
 from __future__ import annotations
@@ -65,15 +68,32 @@ def make_env(idle_mask: str = "ones", rewards: str = "on_turn", shared: bool = T
                                  categorical_actions=True)
 
 
-def masked_policy(env: PettingZooWrapper, group: str = GROUP, hidden: int = 256
+def masked_policy(env: Any, group: str | None = GROUP, hidden: int = 256
                   ) -> ProbabilisticActor:
     """A small MLP whose logits feed a ``MaskedCategorical`` over the group's ``action_mask``
-    (it writes the action, its ``log_prob`` and the ``logits``)."""
-    obs_key = (group, "observation", "observation")
+    (it writes the action, its ``log_prob`` and the ``logits``).
+
+    ``env``: :func:`make_env`'s, or an env of :mod:`cribenv.integrations.torchrl_batched`:
+    ``SelfPlayCribbageEnv`` (the group ``"players"``) or ``BatchedCribbageEnv``, which has no
+    group: there (or with ``group=None``) the keys are at the root, and the log-prob is
+    ``"action_log_prob"``, TorchRL's default."""
+    if group == GROUP and GROUP not in env.observation_spec.keys():
+        group = None
+    prefix = () if group is None else (group,)
+    obs_key = (*prefix, "observation")
+    if (*obs_key, "observation") in env.observation_spec.keys(True, True):
+        obs_key = (*obs_key, "observation")           # PettingZoo's dict observation
+    obs_key = obs_key[0] if len(obs_key) == 1 else obs_key
     size = env.observation_spec[obs_key].shape[-1]
     net = torch.nn.Sequential(torch.nn.Linear(size, hidden), torch.nn.Tanh(),
                               torch.nn.Linear(hidden, hidden), torch.nn.Tanh(),
                               torch.nn.Linear(hidden, 52))
+    if group is None:
+        module = TensorDictModule(net, in_keys=[obs_key], out_keys=["logits"])
+        return ProbabilisticActor(
+            module, in_keys={"logits": "logits", "mask": "action_mask"},
+            out_keys=[env.action_key], distribution_class=MaskedCategorical,
+            return_log_prob=True)
     module = TensorDictModule(net, in_keys=[obs_key], out_keys=[(group, "logits")])
     return ProbabilisticActor(
         module, in_keys={"logits": (group, "logits"), "mask": (group, "action_mask")},
