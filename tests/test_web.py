@@ -366,7 +366,7 @@ def test_pegging_claims_through_the_api(client):
             r = move(client, state, cards=[card], claims={**claims, "play": n - 1})
             state = r.json()
             html = state["html"]
-            assert f"Muggins! random takes 1 overlooked by You on {card}" in html
+            assert f"Muggins! Beginner takes 1 overlooked by You on {card}" in html
             assert (f'<section class="peg-call" data-card="{card}" data-points="{n}" '
                     f'data-claimed="{n - 1}">') in html
             called += 1

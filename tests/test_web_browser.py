@@ -8,6 +8,7 @@ there (the README's is made so)."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -149,6 +150,20 @@ def test_a_whole_game_by_clicking_with_advice(browser, server, shots):
     assert int(result.get_attribute("data-game-points")) == game.game_points
     assert int(result.get_attribute("data-winner")) == game.winner
     assert "Against the advice" in page.locator(".summary").inner_text()
+    # beside "New game": the record to download, and the replay at an address that reloads
+    with page.expect_download() as download:
+        page.click("text=Download the record")
+    assert re.fullmatch(r"cribbage-\d{8}-\d{4}\.json", download.value.suggested_filename)
+    record = json.loads(Path(download.value.path()).read_text(encoding="utf-8"))
+    assert record["scores"] == list(game.scores) and record["names"] == ["You", "Greedy"]
+    replay = browser.new_page(viewport={"width": 1280, "height": 900})
+    replay.goto(base + page.get_attribute("a[rel=replay]", "href"))
+    replay.reload()
+    assert int(replay.get_attribute("#table", "data-step")) == len(game.actions)
+    assert replay.locator(".lane-name").all_text_contents() == ["You", "Greedy"]
+    replay.click("a[rel=first]")
+    assert replay.get_attribute("#table", "data-step") == "0"
+    replay.close()
     # a new game without reloading the page
     page.evaluate("window.__same_page = true")
     page.click("[data-action=new]")
@@ -326,6 +341,6 @@ def check_call(page, table, card: str, n: int) -> None:
     assert kinds[:len(want)] == want and sum(p for _, p in want) == n
     assert all(k in ("go", "last card") for k, _ in kinds[len(want):])
     assert f"claimed {n - 1}: Muggins!" in panel.inner_text()
-    assert f"Muggins! greedy takes 1 overlooked by You on {card}" in \
+    assert f"Muggins! Greedy takes 1 overlooked by You on {card}" in \
         page.locator(".log").first.inner_text()
     _check_against_engine(page, table)

@@ -7,11 +7,18 @@ ids that cannot be guessed and expire (a full store drops finished and idle game
 room); with ``db`` each is also kept in SQLite after every move
 (:mod:`agents.web.saved_games`), so a restarted server plays it on where it stood.
 
+The lobby offers the built-in bots by the names of :data:`agents.web.words.OPPONENTS`
+(Beginner, Greedy, Expert, Master, Champion), each with a line on how it plays; a request names
+a bot by its label (``expert``, ``ppo:shipped``: what the page sends) or by that name.
+
 Routes: ``GET /`` (the lobby), ``POST /api/games`` (a new game; JSON ``{bot, players, target,
 advice, muggins}``), ``GET /game/{id}`` (a game's page), ``GET /api/games/{id}`` (its state),
-``POST /api/games/{id}/move`` (JSON ``{seq, action, cards, claims}``), ``POST /replays`` (open a
+``POST /api/games/{id}/move`` (JSON ``{seq, action, cards, claims}``), ``GET
+/game/{id}/record`` (a finished game's ``Game.to_json()`` record, as a file to save, with the
+seats' ``names``), ``GET /game/{id}/replay?step=N`` (a finished game step by step; it lasts as
+long as the game is kept, across restarts with ``db``), ``POST /replays`` (open a
 ``Game.to_json()`` record), ``GET /replay/{id}?step=N``, ``GET /tournament/{n}`` (the n-th game
-of the tournament database given on the command line).
+of the tournament database given on the command line), ``GET /favicon.ico``.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ import json
 import logging
 import os
 import secrets
+import time
 from collections.abc import Mapping, Sequence
 from html import escape
 from pathlib import Path
@@ -29,7 +37,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
@@ -45,6 +53,7 @@ from agents.web.saved_games import SavedGames
 from agents.web.sessions import Store, UnknownItemError
 from agents.web.table import MoveError, StaleMoveError, Table
 from agents.web.views import lobby_html, replay_html, table_html
+from agents.web.words import lobby_order, opponent_about, opponent_names
 from cribenv import cards as C
 from cribenv.game import Rules
 
@@ -59,6 +68,14 @@ if importlib.util.find_spec("numba") is not None:   # the batched engine: the 'v
 MAX_BODY = 512 * 1024   # a game record is a few kB
 MAX_REPLAYS_BYTES = 16 * 1024 * 1024   # all the replays held at once (as JSON)
 log = logging.getLogger(__name__)
+
+
+class _Refused(Exception):
+    """A request refused with ``status`` (the message says why)."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 def _error(status: int, message: str) -> JSONResponse:
@@ -84,6 +101,11 @@ def create_app(bots: Mapping[str, str] | None = None, *, ttl_s: float = 6 * 3600
         raise ValueError("the server needs at least one bot")
     if max_replays_bytes < max_replay_bytes:
         raise ValueError("max_replays_bytes must hold at least one replay of max_replay_bytes")
+    names = opponent_names(bots)   # label -> the name the person sees
+    about = {label: opponent_about(label, spec) for label, spec in bots.items()}
+    by_name = {name.casefold(): label for label, name in names.items()}
+    offered = lobby_order(bots)    # the built-in bots weakest first
+    default_bot = next(iter(bots))
     saved = SavedGames(db, ttl_s) if db is not None else None
     app = FastAPI(title="cribenv table", docs_url=None, redoc_url=None, openapi_url=None)
 
@@ -150,11 +172,17 @@ def create_app(bots: Mapping[str, str] | None = None, *, ttl_s: float = 6 * 3600
             f"{'.'.join(str(x) for x in e['loc'][1:]) or 'body'}: {e['msg']}"
             for e in exc.errors()))
 
+    def lobby(settings: dict[str, Any] | None = None, open_about: bool = False) -> str:
+        return lobby_html(offered, {"bot": default_bot, **(settings or {})}, replays=listed,
+                          names=names, about=about, open_about=open_about)
+
     def new_table(body: Mapping[str, Any]) -> Table:
-        bot = body.get("bot", next(iter(bots)))
+        bot = body.get("bot", default_bot)
+        if isinstance(bot, str) and bot not in bots:
+            bot = by_name.get(bot.casefold(), bot)   # "Expert" as well as "expert"
         if not isinstance(bot, str) or bot not in bots:
-            raise MoveError(f"unknown bot {str(bot)[:40]!r}: choose one of "
-                            f"{', '.join(bots)}")
+            choices = ", ".join(b if names[b] == b else f"{names[b]} ({b})" for b in offered)
+            raise MoveError(f"unknown bot {str(bot)[:40]!r}: choose one of {choices}")
         players = _int(body.get("players", 2), "players", (2, 3, 4))
         target = _int(body.get("target", 121), "target", (121, 61))
         advice = body.get("advice", False)
@@ -168,7 +196,8 @@ def create_app(bots: Mapping[str, str] | None = None, *, ttl_s: float = 6 * 3600
         elif not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**62:
             raise MoveError(f"seed must be an integer 0..2**62, got {str(seed)[:40]!r}")
         return Table(Rules(num_players=players, target=target, muggins=muggins),
-                     bot=bots[bot], seed=seed, advice=advice, bot_label=bot)
+                     bot=bots[bot], seed=seed, advice=advice, bot_label=bot,
+                     bot_name=names[bot])
 
     def settings(table: Table) -> dict[str, Any]:
         return {"bot": table.bot_label, "players": table.rules.num_players,
@@ -182,13 +211,21 @@ def create_app(bots: Mapping[str, str] | None = None, *, ttl_s: float = 6 * 3600
                 "legal": [C.to_str(c) for c in legal], "need": table.need,
                 "claims_due": table.claims_due,
                 "scores": list(game.scores), "hand": game.hand_number,
-                "winner": game.winner, "url": f"/game/{key}", "html": table_html(table, key)}
+                "winner": game.winner, "opponent": table.bot_name, "url": f"/game/{key}",
+                **({"record_url": f"/game/{key}/record", "replay_url": f"/game/{key}/replay"}
+                   if table.stage == "over" else {}),
+                "html": table_html(table, key)}
 
     @app.get("/", response_class=HTMLResponse)
-    def lobby() -> str:
-        return page("Cribbage", lobby_html(list(bots), replays=listed)
-                    + '<div id="table" data-stage="lobby"><p class="welcome">Choose a bot '
-                      "and start a new game.</p></div>")
+    def lobby_page() -> str:
+        return page("Cribbage", lobby(open_about=True)
+                    + '<div id="table" data-stage="lobby"><p class="welcome">Choose an '
+                      "opponent and start a new game.</p></div>")
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    def favicon() -> FileResponse:
+        return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml",
+                            headers={"Cache-Control": "public, max-age=86400"})
 
     @app.post("/api/games")
     async def create(request: Request) -> JSONResponse:
@@ -208,13 +245,54 @@ def create_app(bots: Mapping[str, str] | None = None, *, ttl_s: float = 6 * 3600
         try:
             table = games.get(key)
         except UnknownItemError as exc:
-            return HTMLResponse(page("Cribbage", lobby_html(list(bots), replays=listed)
+            return HTMLResponse(page("Cribbage", lobby()
                                      + f'<div id="table" data-stage="lobby"><p class="error">'
                                        f'{escape(str(exc))}</p></div>'), status_code=404)
         with table.lock:
             html = table_html(table, key)
-        return HTMLResponse(page("Cribbage", lobby_html(list(bots), settings(table),
-                                                        replays=listed) + html))
+        return HTMLResponse(page("Cribbage", lobby(settings(table)) + html))
+
+    def finished(key: str) -> tuple[Table, dict[str, Any]]:
+        """The finished game ``key`` and its record (:meth:`Table.game_record`); ``_Refused``
+        404 for an unknown game, 409 for one still being played."""
+        try:
+            table = games.get(key)   # after a restart: played again from the database
+        except UnknownItemError as exc:
+            raise _Refused(404, str(exc)) from None
+        with table.lock:
+            try:
+                return table, table.game_record()
+            except MoveError as exc:
+                raise _Refused(409, str(exc)) from None
+
+    @app.get("/game/{key}/record")
+    async def game_record(key: str) -> Response:
+        try:
+            table, record = await _in_thread(finished, key)
+        except _Refused as exc:
+            return _error(exc.status, str(exc))
+        ended = time.localtime(table.ended if table.ended is not None else time.time())
+        name = f"cribbage-{time.strftime('%Y%m%d-%H%M', ended)}.json"
+        return Response(json.dumps(record), media_type="application/json",
+                        headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+    @app.get("/game/{key}/replay", response_class=HTMLResponse)
+    async def game_replay(key: str, step: int | None = None) -> HTMLResponse:
+        try:
+            table, record = await _in_thread(finished, key)
+        except _Refused as exc:
+            back = ('<a href="/">back</a>' if exc.status == 404 else
+                    f'<a href="/game/{escape(key)}">back to the game</a>')
+            return HTMLResponse(page("Replay", f'<p class="error">{escape(str(exc))}</p>'
+                                     f"{back}"), status_code=exc.status)
+        try:
+            replay = Replay.from_record(record, title=f"your game against {table.bot_name}")
+        except ValueError as exc:   # a game of this server replays; said, not a 500, if not
+            return HTMLResponse(page("Replay", f'<p class="error">{escape(str(exc))}</p>'),
+                                status_code=500)
+        return _replay_page(replay, step, key, base=f"/game/{key}/replay", links=[
+            ("back to the game", f"/game/{key}", False),
+            ("download the record", f"/game/{key}/record", True)])
 
     @app.get("/api/games/{key}")
     def game_state(key: str) -> JSONResponse:
@@ -280,13 +358,7 @@ def create_app(bots: Mapping[str, str] | None = None, *, ttl_s: float = 6 * 3600
         except UnknownItemError as exc:
             return HTMLResponse(page("Replay", f'<p class="error">{escape(str(exc))}</p>'),
                                 status_code=404)
-        at = replay.total if step is None else step
-        if not 0 <= at <= replay.total:
-            return HTMLResponse(page("Replay", f'<p class="error">step must be 0..'
-                                     f'{replay.total}, got {at}</p>'), status_code=400)
-        game = replay.game_at(at)
-        return HTMLResponse(page(f"Replay: {replay.title}", replay_html(
-            game, at, replay.total, replay.labels, key, replay.hand_starts)))
+        return _replay_page(replay, step, key)
 
     @app.get("/tournament/{index}")
     def open_tournament_game(index: int):
@@ -302,6 +374,19 @@ def create_app(bots: Mapping[str, str] | None = None, *, ttl_s: float = 6 * 3600
         return RedirectResponse(f"/replay/{key}?step=0", status_code=303)
 
     return app
+
+
+def _replay_page(replay: Replay, step: int | None, key: str, base: str | None = None,
+                 links: Sequence[tuple[str, str, bool]] = ()) -> HTMLResponse:
+    """The page of ``replay`` after ``step`` moves (the end by default)."""
+    at = replay.total if step is None else step
+    if not 0 <= at <= replay.total:
+        return HTMLResponse(page("Replay", f'<p class="error">step must be 0..'
+                                 f'{replay.total}, got {at}</p>'), status_code=400)
+    game = replay.game_at(at)
+    return HTMLResponse(page(f"Replay: {replay.title}", replay_html(
+        game, at, replay.total, replay.labels, key, replay.hand_starts, base=base,
+        links=links)))
 
 
 async def _in_thread(fn, *args):

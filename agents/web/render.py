@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
+from agents.web.words import pair_words, run_words, score_words
 from cribenv import cards as C
 from cribenv.game import (
     Cut,
@@ -34,8 +35,8 @@ from cribenv.game import (
 )
 from cribenv.scoring import Breakdown, peg_breakdown
 
-__all__ = ["board_svg", "card_html", "describe_event", "page", "peg_call_html", "peg_history",
-           "peg_rows", "show_html", "show_rows"]
+__all__ = ["board_svg", "card_html", "describe_event", "log_lines", "page", "peg_call_html",
+           "peg_history", "peg_rows", "played_line", "show_html", "show_rows"]
 
 SUIT_SYMBOL = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 SIDE_COLOURS = ("#d62d20", "#0057e7", "#f5b700")
@@ -157,7 +158,16 @@ def board_svg(rules: Rules, pegs: Sequence[tuple[int, int]], names: Sequence[str
 # ------------------------------------------------------------------------------ the log
 
 def describe_event(event: Any, name: Any) -> str | None:
-    """One line of the log for ``event`` (``name(seat)`` names a seat), or None."""
+    """One line of the log for ``event`` (``name(seat)`` names a seat), or None; every score
+    in a player's words (:func:`agents.web.words.score_words`).
+
+    >>> from cribenv.game import SeriesEnd
+    >>> name = {0: "You", 1: "Expert"}.get
+    >>> describe_event(Played(1, C.parse("8D"), 16, 2, tuple(C.parse_many("8S 8D"))), name)
+    'Expert lays 8D: 16, pair for 2'
+    >>> describe_event(SeriesEnd(0, 1, "go"), name)
+    'You peg go for 1'
+    """
     kind = type(event)
     if kind is Cut:
         cuts = ", ".join(f"{name(s)} {C.to_str(c)}" for s, c in enumerate(event.rounds[-1])
@@ -166,16 +176,16 @@ def describe_event(event: Any, name: Any) -> str | None:
     if kind is Dealt:
         return f"Hand {event.hand_number + 1}: {name(event.dealer)} deal{_s(name(event.dealer))}"
     if kind is StarterTurned:
-        heels = f" (his heels: 2 to {name(event.dealer)})" if event.heels else ""
+        heels = (f": {score_words(event)} to {_object(name(event.dealer))}"
+                 if event.heels else "")
         return f"Starter {C.to_str(event.card)}{heels}"
     if kind is Played:
-        pts = f" +{event.points}" if event.points else ""
-        return f"{name(event.seat)}: {C.to_str(event.card)}, count {event.count}{pts}"
+        return played_line(event, name)
     if kind is Go:
-        return f"{name(event.seat)}: Go"
+        return f"{name(event.seat)} say{_s(name(event.seat))} Go"
     if kind is SeriesEnd:
         if event.points:
-            return f"{name(event.seat)} +{event.points} for {event.reason}"
+            return f"{name(event.seat)} peg{_s(name(event.seat))} {score_words(event)}"
         return "31: the count starts again" if event.reason == "31" else None
     if kind is ShowScored:
         what = "crib" if event.is_crib else "hand"
@@ -189,6 +199,42 @@ def describe_event(event: Any, name: Any) -> str | None:
     return None
 
 
+def played_line(event: Played, name: Any, then: SeriesEnd | None = None) -> str:
+    """``"Expert lays 8D: 16, pair for 2"``: the card, the count and what it scored, with the
+    go or last card ``then`` earned by it (pegged at once)."""
+    who = name(event.seat)
+    said = score_words(event, *([then] if then is not None else []))
+    return (f"{who} lay{_s(who)} {C.to_str(event.card)}: {event.count}"
+            + (f", {said}" if said else ""))
+
+
+def log_lines(events: Sequence[Any], name: Any) -> list[str]:
+    """The log of ``events``: :func:`describe_event` of each, a card and the go or last card
+    it earned at once (nobody else could lay a card) said on one line.
+
+    >>> from cribenv.game import SeriesEnd
+    >>> laid = Played(0, C.parse("8D"), 23, 2, tuple(C.parse_many("7C 8S 8D")))
+    >>> log_lines([laid, SeriesEnd(0, 1, "last card")], {0: "You"}.get)
+    ['You lay 8D: 23, pair for 2 and last card for 1']
+    """
+    lines = []
+    skip = False
+    for i, ev in enumerate(events):
+        if skip:
+            skip = False
+            continue
+        nxt = events[i + 1] if i + 1 < len(events) else None
+        if (type(ev) is Played and type(nxt) is SeriesEnd and nxt.points
+                and nxt.seat == ev.seat):
+            lines.append(played_line(ev, name, nxt))
+            skip = True
+            continue
+        line = describe_event(ev, name)
+        if line:
+            lines.append(line)
+    return lines
+
+
 def possessive(name: str) -> str:
     """``"Your"`` for the person, ``"expert's"`` otherwise."""
     return "Your" if name == "You" else f"{name}'s"
@@ -198,10 +244,12 @@ def _s(name: str) -> str:
     return "" if name == "You" else "s"
 
 
+def _object(name: str) -> str:
+    """``name`` after a preposition: "you" for the person."""
+    return "you" if name == "You" else name
+
+
 # ------------------------------------------------------------------------------ the play
-
-PAIR_NAMES = {2: "a pair", 3: "pair royal", 4: "double pair royal"}
-
 
 def peg_rows(series: Sequence[int]) -> list[tuple[str, str, int]]:
     """``(kind, cards, points)`` of everything the last card of ``series`` pegs, like
@@ -209,7 +257,7 @@ def peg_rows(series: Sequence[int]) -> list[tuple[str, str, int]]:
     :class:`~cribenv.game.SeriesEnd` events).
 
     >>> peg_rows(C.parse_many("4C 6C 5C"))
-    [('fifteen', '4C+6C+5C', 2), ('run of 3', '4C 6C 5C', 3)]
+    [('fifteen', '4C+6C+5C', 2), ('run of three', '4C 6C 5C', 3)]
     """
     series = list(series)
     bd = peg_breakdown(series)
@@ -220,10 +268,10 @@ def peg_rows(series: Sequence[int]) -> list[tuple[str, str, int]]:
     if bd.thirty_one:
         rows.append(("31", count, bd.thirty_one))
     if bd.pair:
-        rows.append((PAIR_NAMES[bd.pair_count], C.to_str_many(series[-bd.pair_count:]),
+        rows.append((pair_words(bd.pair_count), C.to_str_many(series[-bd.pair_count:]),
                      bd.pair))
     if bd.run:
-        rows.append((f"run of {bd.run_length}", C.to_str_many(series[-bd.run_length:]),
+        rows.append((run_words(bd.run_length), C.to_str_many(series[-bd.run_length:]),
                      bd.run))
     return rows
 
@@ -239,6 +287,7 @@ def peg_call_html(events: Sequence[Any], seat: int, name: Any) -> str:
     laid = events[at]
     rows = peg_rows(laid.series)
     call = None
+    then = []
     for ev in events[at + 1:]:
         kind = type(ev)
         if kind is Played:
@@ -247,6 +296,8 @@ def peg_call_html(events: Sequence[Any], seat: int, name: Any) -> str:
             call = ev
         elif kind is SeriesEnd and ev.points and ev.seat == seat:
             rows.append((ev.reason, "no claim needed", ev.points))
+            then.append(ev)
+    said = score_words(laid, *then)
     who = name(seat)
     claimed = call.claimed if call is not None else laid.points
     items = "".join(f'<li data-kind="{escape(k)}" data-points="{p}"><span>{escape(k)}</span>'
@@ -262,7 +313,8 @@ def peg_call_html(events: Sequence[Any], seat: int, name: Any) -> str:
         verdict = f'<p class="claim-ok">{escape(who)} claimed {claimed}: right.</p>'
     return (f'<section class="peg-call" data-card="{C.to_str(laid.card)}" data-points='
             f'"{laid.points}" data-claimed="{claimed}"><h3>{escape(possessive(who))} '
-            f'card {C.to_str(laid.card)}, count {laid.count}</h3><ul class="combos">{items}</ul>'
+            f'card {C.to_str(laid.card)}: {laid.count}{escape(", " + said) if said else ""}'
+            f'</h3><ul class="combos">{items}</ul>'
             f"{verdict}</section>")
 
 
@@ -323,6 +375,7 @@ def page(title: str, body: str) -> str:
     return ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<title>{escape(title)}</title>"
+            "<link rel=\"icon\" href=\"/static/favicon.svg\" type=\"image/svg+xml\">"
             "<link rel=\"stylesheet\" href=\"/static/table.css\">"
             "<script src=\"/static/table.js\" defer></script></head>"
             f"<body>{body}</body></html>")

@@ -87,6 +87,12 @@ def _is_card(value: Any) -> bool:
     return True
 
 
+def _are_names(names: Any, n: int) -> bool:
+    """Whether ``names`` are ``n`` seat names to show (short, non-empty strings)."""
+    return (isinstance(names, list) and len(names) == n
+            and all(isinstance(x, str) and 0 < len(x.strip()) <= 40 for x in names))
+
+
 def _short(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
@@ -110,7 +116,10 @@ class Replay:
                     max_bytes: int = MAX_RECORD_BYTES) -> Replay:
         """Check ``record`` (:func:`check_record`, then by replaying it: ``ValueError`` with
         the reason if it fails; :class:`RecordTooLargeError` past ``max_bytes``). The replay
-        keeps the engine's own record of the game, so anything else in ``record`` is dropped."""
+        keeps the engine's own record of the game, so anything else in ``record`` is dropped,
+        but for the seats' ``names`` (a record the web table gave for download has them:
+        "You" and the bot's name), used when ``labels`` is not given; without them the seats
+        are "seat 1", "seat 2", ..."""
         text = record if isinstance(record, str) else json.dumps(record)
         size = len(text.encode("utf-8", "replace"))
         if size > max_bytes:
@@ -124,6 +133,7 @@ class Replay:
         if not isinstance(record, dict):
             raise ValueError("a game record is a JSON object (from Game.to_json())")
         check_record(record)
+        names = record.get("names")
         try:
             game = Game.from_record(record)
         except (KeyError, TypeError) as exc:
@@ -139,6 +149,8 @@ class Replay:
                 starts.append(moves)
             elif kind is Discarded or kind is Played:
                 moves += 1
+        if not labels and _are_names(names, n):
+            labels = list(names)
         labels = labels or [f"seat {s + 1}" for s in range(n)]
         return cls(record, list(labels), title, len(record["actions"]), starts,
                    len(json.dumps(record)))

@@ -23,6 +23,7 @@ the game unchanged.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,7 +31,7 @@ from typing import Any
 from agents.arena import run_game
 from agents.base import make_agent
 from agents.expert import ExpertAgent
-from agents.web.render import peg_rows
+from agents.web.words import opponent_name, score_words
 from cribenv import cards as C
 from cribenv.discard import analyse_discards, discard_evs
 from cribenv.game import (
@@ -41,6 +42,7 @@ from cribenv.game import (
     PlayerView,
     Rules,
 )
+from cribenv.scoring import peg_breakdown
 
 __all__ = ["Advice", "Decision", "MoveError", "StaleMoveError", "Table", "advice_summary",
            "describe_peg", "discard_advice", "play_advice", "throw_key"]
@@ -134,13 +136,13 @@ def play_advice(view: PlayerView, legal: list[int]) -> Advice:
 
 
 def describe_peg(series: Sequence[int]) -> str:
-    """What the last card of ``series`` pegs, in words (go and last card excluded).
+    """What the last card of ``series`` pegs, in a player's words (go and last card excluded;
+    :func:`agents.web.words.score_words`).
 
     >>> describe_peg(C.parse_many("4C 6C 5C"))
-    'fifteen 2, run of 3 for 3'
+    'fifteen for 2 and a run of three for 3'
     """
-    return ", ".join(f"{what} {pts}" if what == "fifteen" else f"{what} for {pts}"
-                     for what, _, pts in peg_rows(series))
+    return score_words(peg_breakdown(list(series)))
 
 
 @dataclass
@@ -185,13 +187,16 @@ def throw_key(advice: Advice, ids: Sequence[int]) -> str:
 
 class Table:
     """A person in seat ``human`` against ``bot`` (a name or a factory ``seed -> bot``) in the
-    other seats. ``stage`` is what the page shows: ``cut`` (the cut for first deal), ``discard``
-    or ``play`` (the person's decision), ``show`` (a hand was counted; ``show_hand`` is its
-    number) or ``over``. :meth:`act` applies a move; every other method only reads."""
+    other seats; ``bot_label`` is the name the server offers it under (the bot's spec by
+    default), ``bot_name`` the name the person sees (a built-in bot's name, e.g. "Expert" for
+    ``expert``, else the label: :func:`agents.web.words.opponent_name`). ``stage`` is what
+    the page shows: ``cut`` (the cut for first deal), ``discard`` or ``play`` (the person's
+    decision), ``show`` (a hand was counted; ``show_hand`` is its number) or ``over``.
+    :meth:`act` applies a move; every other method only reads."""
 
     def __init__(self, rules: Rules, bot: str | Callable[[int | None], Any] = "expert",
                  human: int = 0, seed: int | None = None, advice: bool = False,
-                 bot_label: str | None = None) -> None:
+                 bot_label: str | None = None, bot_name: str | None = None) -> None:
         if not 0 <= human < rules.num_players:
             raise ValueError(f"human seat must be 0..{rules.num_players - 1}, got {human!r}")
         self.rules = rules
@@ -202,6 +207,7 @@ class Table:
         make = bot if callable(bot) else (lambda s: make_agent(bot, seed=s))
         self.bot_spec = bot if isinstance(bot, str) else None
         self.bot_label = bot_label or (bot if isinstance(bot, str) else "bot")
+        self.bot_name = bot_name or opponent_name(self.bot_label, self.bot_spec)
         self.players: list[Any] = [
             None if s == human else make(None if seed is None else seed + s)
             for s in range(rules.num_players)]
@@ -213,6 +219,7 @@ class Table:
         self.show_hand: int | None = None
         self.decisions: list[Decision] = []
         self.moves: list[tuple[str, list[str], dict[str, Any]]] = []   # the person's, in order
+        self.ended: float | None = None   # time.time() when the game ended
         self.lock = threading.Lock()
 
     # ------------------------------------------------------------------ records
@@ -224,8 +231,10 @@ class Table:
             raise ValueError("only a table with a seed and a bot spec can be recorded")
         return {"format": TABLE_FORMAT, "rules": self.rules.to_dict(), "seed": self.seed,
                 "human": self.human, "bot": self.bot_spec, "bot_label": self.bot_label,
+                "bot_name": self.bot_name,
                 "advice": self.advice_on, "moves": [list(m) for m in self.moves],
-                "actions": [C.to_str(a) for a in self.game.actions]}
+                "actions": [C.to_str(a) for a in self.game.actions],
+                **({"ended": self.ended} if self.ended is not None else {})}
 
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> Table:
@@ -237,9 +246,11 @@ class Table:
         try:
             table = cls(Rules(**record["rules"]), bot=record["bot"], human=record["human"],
                         seed=record["seed"], advice=record["advice"],
-                        bot_label=record["bot_label"])
+                        bot_label=record["bot_label"], bot_name=record.get("bot_name"))
             for action, cards, claims in record["moves"]:
                 table.act(table.seq, cards, action, claims)
+            if table.ended is not None and isinstance(record.get("ended"), int | float):
+                table.ended = float(record["ended"])   # when it ended, not when restored
         except (KeyError, TypeError) as exc:
             raise ValueError(f"a damaged table record ({type(exc).__name__}: {exc})") from None
         if [C.to_str(a) for a in table.game.actions] != record["actions"]:
@@ -269,6 +280,23 @@ class Table:
                 return None
             return discard_advice(view)
         return play_advice(view, self.game.legal_actions())
+
+    def seat_names(self) -> list[str]:
+        """Each seat as the person sees it: "You", the bot's name (with its seat when there
+        are several bots, "partner" for a 4-player partner)."""
+        from agents.web.views import seat_namer
+
+        n = self.rules.num_players
+        name = seat_namer(n, self.human, [self.bot_name] * n)
+        return [name(s) for s in range(n)]
+
+    def game_record(self) -> dict[str, Any]:
+        """The finished game's :meth:`Game.to_record` (what a replay opens), with the seats'
+        ``names`` as the person saw them; ``MoveError`` before the game is over (the record
+        holds the deals and the seed: every hidden card)."""
+        if self.stage != "over":
+            raise MoveError("the record opens when the game is over (it shows every card)")
+        return {**self.game.to_record(), "names": self.seat_names()}
 
     def summary(self) -> dict[str, Any]:
         """Points lost against the advice, by phase (what the result page lists)."""
@@ -374,6 +402,8 @@ class Table:
     def _after_moves(self, hand: int) -> None:
         if self.game.hand_number != hand or self.game.is_over:
             self.stage = "over" if self.game.is_over else "show"
+            if self.game.is_over and self.ended is None:
+                self.ended = time.time()
             self.show_hand = hand
         else:
             self.stage = "bots"

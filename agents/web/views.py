@@ -8,7 +8,7 @@ with every move.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from html import escape
 from typing import Any
 
@@ -17,7 +17,7 @@ from agents.web.render import (
     board_svg,
     card_html,
     cards_html,
-    describe_event,
+    log_lines,
     peg_call_html,
     peg_history,
     possessive,
@@ -161,8 +161,7 @@ def _scores(game: Game, sides: Sequence[str]) -> str:
 
 
 def _log(events: Sequence[Any], name: Callable[[int], str]) -> str:
-    lines = [describe_event(ev, name) for ev in events]
-    items = "".join(f"<li>{escape(line)}</li>" for line in lines if line)
+    items = "".join(f"<li>{escape(line)}</li>" for line in log_lines(events, name))
     return f'<ol class="log" aria-label="what happened">{items}</ol>'
 
 
@@ -235,7 +234,7 @@ def table_html(table: Table, key: str) -> str:
     """The whole table of a game in progress (the part of the page the script replaces)."""
     game = table.game
     rules = table.rules
-    labels = [table.bot_label] * rules.num_players
+    labels = [table.bot_name] * rules.num_players
     name = seat_namer(rules.num_players, table.human, labels)
     sides = side_names(rules.num_players, name)
     stage = table.stage
@@ -285,7 +284,11 @@ def table_html(table: Table, key: str) -> str:
     elif stage in ("show", "over"):
         shows = show_html(events, name)
         result = _result_html(game, sides) + _summary_html(table) if stage == "over" else ""
-        button = ('<button type="button" class="primary" data-action="new">New game</button>'
+        button = ('<div class="actions"><button type="button" class="primary" '
+                  'data-action="new">New game</button>'
+                  f'<a class="button" href="/game/{escape(key)}/record" download>Download the '
+                  f'record</a><a class="button" rel="replay" href="/game/{escape(key)}/replay">'
+                  'Replay this game</a></div>'
                   if stage == "over" else
                   '<button type="button" class="primary" data-action="next">Next hand</button>')
         title = "Game over" if stage == "over" else f"The show, hand {shown_hand + 1}"
@@ -306,12 +309,24 @@ def table_html(table: Table, key: str) -> str:
 
 
 def lobby_html(bots: Sequence[str], settings: dict[str, Any] | None = None,
-               replays: Sequence[tuple[str, str]] = ()) -> str:
-    """The new-game form (and the replays the server was given)."""
+               replays: Sequence[tuple[str, str]] = (), names: Mapping[str, str] | None = None,
+               about: Mapping[str, str] | None = None, open_about: bool = False) -> str:
+    """The new-game form (and the replays the server was given). ``bots`` are the labels a
+    page may choose (the form's values), in the order listed; ``names`` what the person sees
+    of each (the label by default) and ``about`` one line each on how it plays, listed under
+    the form (open with ``open_about``: the lobby itself)."""
+    names = names or {}
+    about = about or {}
     s = {"bot": bots[0], "players": 2, "target": 121, "advice": False, "muggins": False,
          **(settings or {})}
-    options = "".join(f'<option value="{escape(b)}"{" selected" if b == s["bot"] else ""}>'
-                      f'{escape(b)}</option>' for b in bots)
+    options = "".join(
+        f'<option value="{escape(b)}"{" selected" if b == s["bot"] else ""}'
+        + (f' title="{escape(about[b])}"' if b in about else "")
+        + f'>{escape(names.get(b, b))}</option>' for b in bots)
+    who = "".join(f'<li data-bot="{escape(b)}"><b>{escape(names.get(b, b))}</b> '
+                  f'{escape(about[b])}</li>' for b in bots if b in about)
+    opponents = (f'<details class="who-plays"{" open" if open_about else ""}><summary>'
+                 f'Who plays how</summary><ul>{who}</ul></details>' if who else "")
 
     def choice(name: str, values: Sequence[int]) -> str:
         return "".join(f'<option value="{v}"{" selected" if v == s[name] else ""}>{v}</option>'
@@ -331,7 +346,7 @@ def lobby_html(bots: Sequence[str], settings: dict[str, Any] | None = None,
         f'<label title="count your own show; the bots take what you miss"><input '
         f'type="checkbox" name="muggins"{" checked" if s["muggins"] else ""}> muggins</label>'
         '<button type="submit" class="primary">New game</button></form></header>'
-        f'{replay_list}'
+        f'{opponents}{replay_list}'
         '<details class="open-replay"><summary>Open a recorded game</summary>'
         '<form method="post" action="/replays">'
         '<label>paste a <code>Game.to_json()</code> record:'
@@ -340,10 +355,14 @@ def lobby_html(bots: Sequence[str], settings: dict[str, Any] | None = None,
 
 
 def replay_html(game: Game, step: int, total: int, labels: Sequence[str], key: str,
-                hand_starts: Sequence[int] = ()) -> str:
+                hand_starts: Sequence[int] = (), base: str | None = None,
+                links: Sequence[tuple[str, str, bool]] = ()) -> str:
     """A recorded game after ``step`` of its ``total`` moves, every seat's cards face up,
     with links one move (and one hand) forwards and backwards; ``hand_starts`` are the move
-    numbers at which the hands begin."""
+    numbers at which the hands begin. ``base`` is the replay's address (``/replay/KEY`` by
+    default); ``links`` are ``(text, url, download)`` put in the header beside "new game"
+    (``download``: a file to save, not a page)."""
+    base = base if base is not None else f"/replay/{key}"
     rules = game.rules
     name = seat_namer(rules.num_players, None, labels)
     sides = side_names(rules.num_players, name)
@@ -362,7 +381,7 @@ def replay_html(game: Game, step: int, total: int, labels: Sequence[str], key: s
     def link(to: int, text: str, rel: str) -> str:
         if to < 0 or to > total or to == step:
             return f'<span class="nav off">{text}</span>'
-        return f'<a class="nav" rel="{rel}" href="/replay/{escape(key)}?step={to}">{text}</a>'
+        return f'<a class="nav" rel="{rel}" href="{escape(base)}?step={to}">{text}</a>'
 
     prev_hand = max([m for m in hand_starts if m < step], default=0)
     next_hand = min([m for m in hand_starts if m > step], default=total)
@@ -373,7 +392,9 @@ def replay_html(game: Game, step: int, total: int, labels: Sequence[str], key: s
            f'{link(next_hand, "hand ▶▶", "next-hand")}{link(total, "end ▶|", "last")}</nav>')
     shows = show_html(last_show, name)
     result = _result_html(game, sides) if game.is_over else ""
-    return (f'<header><h1>Replay</h1><a href="/">new game</a></header>'
+    extra = "".join(f'<a href="{escape(url)}"{" download" if download else ""}>'
+                    f'{escape(text)}</a>' for text, url, download in links)
+    return (f'<header><h1>Replay</h1><a href="/">new game</a>{extra}</header>'
             f'<div id="table" class="replay" data-step="{step}">{nav}'
             f'<div class="topbar">{_scores(game, sides)}<span class="target">to '
             f'{rules.target}</span></div>'
