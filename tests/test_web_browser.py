@@ -164,6 +164,20 @@ def test_a_whole_game_by_clicking_with_advice(browser, server, shots):
     replay.click("a[rel=first]")
     assert replay.get_attribute("#table", "data-step") == "0"
     replay.close()
+    # "Review this game": the worst three at the top, each opening the replay at its step
+    review = browser.new_page(viewport={"width": 1280, "height": 900})
+    review.goto(page.url)
+    review.click("text=Review this game")
+    review.wait_for_selector("#review")
+    worst = review.locator(".worst-item")
+    assert 1 <= worst.count() <= 3 and worst.count() == len(table.game_review().worst)
+    assert review.locator(".decision.worst").count() == worst.count()
+    review.screenshot(path=str(shots / "review.png"), full_page=True)
+    move = worst.first.get_attribute("data-move")
+    worst.first.locator("a[rel=step]").click()
+    review.wait_for_selector(".replay")
+    assert review.get_attribute("#table", "data-step") == move
+    review.close()
     # a new game without reloading the page
     page.evaluate("window.__same_page = true")
     page.click("[data-action=new]")

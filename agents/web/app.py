@@ -16,9 +16,12 @@ advice, muggins}``), ``GET /game/{id}`` (a game's page), ``GET /api/games/{id}``
 ``POST /api/games/{id}/move`` (JSON ``{seq, action, cards, claims}``), ``GET
 /game/{id}/record`` (a finished game's ``Game.to_json()`` record, as a file to save, with the
 seats' ``names``), ``GET /game/{id}/replay?step=N`` (a finished game step by step; it lasts as
-long as the game is kept, across restarts with ``db``), ``POST /replays`` (open a
-``Game.to_json()`` record), ``GET /replay/{id}?step=N``, ``GET /tournament/{n}`` (the n-th game
-of the tournament database given on the command line), ``GET /favicon.ico``.
+long as the game is kept, across restarts with ``db``), ``GET /game/{id}/review`` (every
+decision of a finished 2-player game against the strongest agent's, the worst three first:
+:mod:`agents.web.review`; worked out on the first request and kept with the game),
+``POST /replays`` (open a ``Game.to_json()`` record), ``GET /replay/{id}?step=N``, ``GET
+/tournament/{n}`` (the n-th game of the tournament database given on the command line), ``GET
+/favicon.ico``.
 """
 
 from __future__ import annotations
@@ -52,7 +55,7 @@ from agents.web.replay import (
 from agents.web.saved_games import SavedGames
 from agents.web.sessions import Store, UnknownItemError
 from agents.web.table import MoveError, StaleMoveError, Table
-from agents.web.views import lobby_html, replay_html, table_html
+from agents.web.views import lobby_html, replay_html, review_html, table_html
 from agents.web.words import lobby_order, opponent_about, opponent_names
 from cribenv import cards as C
 from cribenv.game import Rules
@@ -212,7 +215,8 @@ def create_app(bots: Mapping[str, str] | None = None, *, ttl_s: float = 6 * 3600
                 "claims_due": table.claims_due,
                 "scores": list(game.scores), "hand": game.hand_number,
                 "winner": game.winner, "opponent": table.bot_name, "url": f"/game/{key}",
-                **({"record_url": f"/game/{key}/record", "replay_url": f"/game/{key}/replay"}
+                **({"record_url": f"/game/{key}/record", "replay_url": f"/game/{key}/replay",
+                    "review_url": f"/game/{key}/review"}
                    if table.stage == "over" else {}),
                 "html": table_html(table, key)}
 
@@ -293,6 +297,25 @@ def create_app(bots: Mapping[str, str] | None = None, *, ttl_s: float = 6 * 3600
         return _replay_page(replay, step, key, base=f"/game/{key}/replay", links=[
             ("back to the game", f"/game/{key}", False),
             ("download the record", f"/game/{key}/record", True)])
+
+    @app.get("/game/{key}/review", response_class=HTMLResponse)
+    async def game_review(key: str) -> HTMLResponse:
+        try:
+            table, _ = await _in_thread(finished, key)
+        except _Refused as exc:
+            back = ('<a href="/">back</a>' if exc.status == 404 else
+                    f'<a href="/game/{escape(key)}">back to the game</a>')
+            why = (str(exc) if exc.status == 404 else "the review opens when the game is "
+                   "over (it shows every card)")
+            return HTMLResponse(page("Review", f'<p class="error">{escape(why)}</p>'
+                                     f"{back}"), status_code=exc.status)
+        try:   # the first request works it out (about a second), the next ones read it
+            review = await _in_thread(table.game_review)
+        except ValueError as exc:   # said, not a 500 page, should a saved game not replay
+            return HTMLResponse(page("Review", f'<p class="error">{escape(str(exc))}</p>'),
+                                status_code=500)
+        return HTMLResponse(page(f"Review: your game against {table.bot_name}",
+                                 review_html(review, key, table.seat_names())))
 
     @app.get("/api/games/{key}")
     def game_state(key: str) -> JSONResponse:

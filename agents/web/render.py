@@ -43,8 +43,8 @@ SIDE_COLOURS = ("#d62d20", "#0057e7", "#f5b700")
 
 
 def card_html(card: int, *, playable: bool = False, dim: bool = False, small: bool = False,
-              label: str = "") -> str:
-    """A card face (a button when ``playable``), e.g. ``T♥`` in red.
+              label: str = "", chosen: bool = False) -> str:
+    """A card face (a button when ``playable``; outlined when ``chosen``), e.g. ``T♥`` in red.
 
     >>> card_html(C.parse("TH"))
     '<span class="card red" data-card="TH" title="TH"><b>10</b><i>♥</i></span>'
@@ -54,6 +54,7 @@ def card_html(card: int, *, playable: bool = False, dim: bool = False, small: bo
     cls = "card " + ("red" if s[1] in "DH" else "black")
     cls += " small" if small else ""
     cls += " dim" if dim else ""
+    cls += " chosen" if chosen else ""
     tag = f"<b>{rank}</b><i>{SUIT_SYMBOL[s[1]]}</i>"
     extra = f"<em>{escape(label)}</em>" if label else ""
     if playable:

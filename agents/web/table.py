@@ -31,6 +31,7 @@ from typing import Any
 from agents.arena import run_game
 from agents.base import make_agent
 from agents.expert import ExpertAgent
+from agents.web.review import Review, review_game
 from agents.web.words import opponent_name, score_words
 from cribenv import cards as C
 from cribenv.discard import analyse_discards, discard_evs
@@ -221,6 +222,8 @@ class Table:
         self.moves: list[tuple[str, list[str], dict[str, Any]]] = []   # the person's, in order
         self.ended: float | None = None   # time.time() when the game ended
         self.lock = threading.Lock()
+        self._review: Review | None = None
+        self._review_lock = threading.Lock()
 
     # ------------------------------------------------------------------ records
     def to_record(self) -> dict[str, Any]:
@@ -297,6 +300,17 @@ class Table:
         if self.stage != "over":
             raise MoveError("the record opens when the game is over (it shows every card)")
         return {**self.game.to_record(), "names": self.seat_names()}
+
+    def game_review(self) -> Review:
+        """The review of the finished game (:func:`agents.web.review.review_game`: every
+        decision of the person against the strongest agent's), worked out once and kept;
+        ``MoveError`` before the game is over."""
+        with self._review_lock:   # a second request waits for the first one's review
+            if self._review is None:
+                with self.lock:
+                    record = self.game_record()
+                self._review = review_game(record, human=self.human)
+            return self._review
 
     def summary(self) -> dict[str, Any]:
         """Points lost against the advice, by phase (what the result page lists)."""
