@@ -16,8 +16,9 @@ with warnings.catch_warnings():   # starlette's notice that it prefers httpx2 on
     warnings.simplefilter("ignore")
     from fastapi.testclient import TestClient  # noqa: E402
 
+from web_tables import finish  # noqa: E402
+
 from agents.web.app import BUILT_IN_BOTS, create_app  # noqa: E402
-from agents.web.table import Table  # noqa: E402
 from cribenv.game import Game  # noqa: E402
 
 NAMES = {"random": "Beginner", "greedy": "Greedy", "expert": "Expert",
@@ -34,16 +35,6 @@ def new_game(c, **settings):
     r = c.post("/api/games", json={"bot": "greedy", "seed": 7, "target": 61, **settings})
     assert r.status_code == 201, r.text
     return r.json()
-
-
-def finish(table: Table) -> None:
-    while table.stage != "over":
-        if table.stage in ("cut", "show"):
-            table.act(table.seq, action="next")
-        else:
-            need = (table.need - len(table.game.discards[table.human])
-                    if table.stage == "discard" else 1)
-            table.act(table.seq, cards=table.game.legal_actions()[:need])
 
 
 def finished_game(c, **settings):

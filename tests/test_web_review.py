@@ -11,6 +11,7 @@ import warnings
 
 import numpy as np
 import pytest
+from web_tables import finish  # noqa: E402
 
 from agents.web.review import PLAY_SPEC, points_as_win, review_game
 from agents.web.table import Table
@@ -149,16 +150,6 @@ with warnings.catch_warnings():   # starlette's notice that it prefers httpx2 on
 
 from agents.web.app import create_app  # noqa: E402
 from agents.web.replay import Replay  # noqa: E402
-
-
-def finish(table: Table) -> None:
-    while table.stage != "over":
-        if table.stage in ("cut", "show"):
-            table.act(table.seq, action="next")
-        else:
-            need = (table.need - len(table.game.discards[table.human])
-                    if table.stage == "discard" else 1)
-            table.act(table.seq, cards=table.game.legal_actions()[:need])
 
 
 def finished_game(c, **settings):

@@ -19,11 +19,12 @@ with warnings.catch_warnings():   # starlette's notice that it prefers httpx2 on
     warnings.simplefilter("ignore")
     from fastapi.testclient import TestClient  # noqa: E402
 
+from web_tables import finish  # noqa: E402
+
 from agents.web.app import create_app  # noqa: E402
 from agents.web.replay import MAX_MOVES, Replay  # noqa: E402
 from agents.web.saved_games import SavedGames  # noqa: E402
 from agents.web.sessions import Store, UnknownItemError  # noqa: E402
-from agents.web.table import Table  # noqa: E402
 from cribenv import cards as C  # noqa: E402
 from cribenv.game import Game, Rules  # noqa: E402
 
@@ -50,16 +51,6 @@ def step(c, state, pick=0):
     r = c.post(f"/api/games/{state['id']}/move", json=body)
     assert r.status_code == 200, r.text
     return r.json()
-
-
-def finish(table: Table) -> None:
-    while table.stage != "over":
-        if table.stage in ("cut", "show"):
-            table.act(table.seq, action="next")
-        else:
-            need = (table.need - len(table.game.discards[table.human])
-                    if table.stage == "discard" else 1)
-            table.act(table.seq, cards=table.game.legal_actions()[:need])
 
 
 def played(seed=4, target=61):

@@ -56,6 +56,16 @@ def holdings(game: Game, seat: int) -> list[Game]:
     return out
 
 
+def _stepped(games: list[Game], card: int) -> list[Game]:
+    """Copies of ``games``, each with ``card`` laid."""
+    out = []
+    for g in games:
+        g2 = g.clone()
+        g2.step(card)
+        out.append(g2)
+    return out
+
+
 def _lost(game: Game, seat: int, start: int) -> bool | None:
     """True: not a certain win from here (the other side won, the crib was reached, the hand
     ended); False: won; None: the play goes on."""
@@ -83,24 +93,15 @@ def certain_win(games: list[Game], seat: int, start: int) -> bool:
         return True
     mine = [g for g in live if g.current_player == seat]
     if len(mine) == len(live):                       # the seat to choose: one card for all
-        for card in live[0].legal_actions():
-            nxt = []
-            for g in live:
-                g2 = g.clone()
-                g2.step(card)
-                nxt.append(g2)
-            if certain_win(nxt, seat, start):
-                return True
-        return False
+        return any(certain_win(_stepped(live, card), seat, start)
+                   for card in live[0].legal_actions())
     # the other seat to lay a card, or (where it cannot) a Go the seat sees: every branch
     branches: dict[Any, list[Game]] = {"go": mine} if mine else {}
     for g in live:
         if g.current_player == seat:
             continue
         for card in g.legal_actions():
-            g2 = g.clone()
-            g2.step(card)
-            branches.setdefault(card, []).append(g2)
+            branches.setdefault(card, []).extend(_stepped([g], card))
     return all(certain_win(b, seat, start) for b in branches.values())
 
 
@@ -109,15 +110,8 @@ def winning_cards(game: Game) -> tuple[list[int], int]:
     seat = game.current_player
     worlds = holdings(game, seat)
     start = len(game.events)
-    wins = []
-    for card in game.legal_actions():
-        nxt = []
-        for g in worlds:
-            g2 = g.clone()
-            g2.step(card)
-            nxt.append(g2)
-        if certain_win(nxt, seat, start):
-            wins.append(card)
+    wins = [card for card in game.legal_actions()
+            if certain_win(_stepped(worlds, card), seat, start)]
     return wins, len(worlds)
 
 
