@@ -20,6 +20,7 @@ NEEDS = {
     "agents/web/command.py": ("fastapi",),
     "cribenv/render_image.py": ("PIL",),                            # the 'render' extra
     "cribenv/integrations/tianshou.py": ("tianshou", "torch"),      # the 'integrations' extra
+    "cribenv/integrations/tianshou_batched.py": ("tianshou", "torch", "numba"),
     "cribenv/integrations/torchrl.py": ("torchrl", "tensordict", "torch"),
     "cribenv/integrations/torchrl_batched.py": ("torchrl", "tensordict", "torch", "numba"),
     "cribenv/integrations/rllib.py": ("ray", "torch"),                # the 'rllib' extra

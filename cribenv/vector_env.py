@@ -176,8 +176,8 @@ class CribbageVectorEnv(VectorEnv):
             if self._user_opponent is None:
                 self.opponent = random_opponent(np.random.default_rng(opp))
         rows = np.arange(self.num_envs)
-        self._new_games(rows)
-        return self._observe(), self._info()
+        self.new_games(rows)
+        return self.observe_learners(), self._info()
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
                                                  np.ndarray, dict[str, Any]]:
@@ -199,7 +199,7 @@ class CribbageVectorEnv(VectorEnv):
             vg.step(acts)
         else:
             vg.step(acts, rows=np.flatnonzero(~illegal))
-        self._play_opponents()
+        self.play_opponents()
         seat = self.learner_seat
         rows = np.arange(self.num_envs)
         reward = vg.cumulative_rewards[rows, seat].astype(np.float32)
@@ -232,8 +232,8 @@ class CribbageVectorEnv(VectorEnv):
                                     "_game_points": terminated.copy(),
                                     "_learner_seat": terminated.copy()},
                      "_final_info": terminated.copy()}
-            self._new_games(ended)
-        obs, info = self._observe(), self._info()
+            self.new_games(ended)
+        obs, info = self.observe_learners(), self._info()
         if final is not None:
             info.update(final)
         if illegal is not None:
@@ -248,7 +248,9 @@ class CribbageVectorEnv(VectorEnv):
         self.game.close()
 
     # ---------------------------------------------------------------- the engine's side
-    def _new_games(self, rows: np.ndarray) -> None:
+    # Public for the adapters that step the engine themselves with another autoreset
+    # (cribenv.integrations: RLlib's next-step, TorchRL's and Tianshou's reset-by-row).
+    def new_games(self, rows: np.ndarray) -> None:
         """New games in ``rows`` (seeds and learner seats from the env's generator), played
         up to the learner's first decision."""
         rng = self._rng
@@ -259,9 +261,9 @@ class CribbageVectorEnv(VectorEnv):
             self.learner_seat[rows] = self.fixed_seat
         self.game_seeds[rows] = seeds
         self.game.reset_games(rows, seeds)
-        self._play_opponents()
+        self.play_opponents()
 
-    def _play_opponents(self) -> None:
+    def play_opponents(self) -> None:
         """Step every game whose seat to act is an opponent's until none is (the learner is to
         act, or the game is over)."""
         vg = self.game
@@ -279,7 +281,9 @@ class CribbageVectorEnv(VectorEnv):
             actions[rows] = picks
             vg.step(actions, rows=rows)
 
-    def _observe(self) -> np.ndarray:
+    def observe_learners(self) -> np.ndarray:
+        """``(N, 601)``: each game's learner's view; the learner's legal cards are kept for
+        :meth:`action_masks`."""
         vg = self.game
         self._mask = vg.legal_mask()
         return vg.observe(seats=self.learner_seat)

@@ -4,6 +4,7 @@ results included, and a masked DQN that trains through Tianshou's multi-agent AP
 from __future__ import annotations
 
 import importlib.util
+import logging
 import sys
 from pathlib import Path
 
@@ -13,7 +14,10 @@ import pytest
 pytest.importorskip("tianshou", reason="the 'integrations' extra (tianshou) is not installed")
 pytest.importorskip("torch", reason="tianshou needs torch")
 
-from tianshou.env import PettingZooEnv  # noqa: E402
+from tianshou.algorithm import MARLRandomDiscreteMaskedOffPolicyAlgorithm  # noqa: E402
+from tianshou.algorithm.multiagent.marl import MultiAgentOffPolicyAlgorithm  # noqa: E402
+from tianshou.data import Collector, VectorReplayBuffer  # noqa: E402
+from tianshou.env import DummyVectorEnv, PettingZooEnv  # noqa: E402
 
 import cribenv  # noqa: E402
 from cribenv.integrations.tianshou import CribbageTianshouEnv  # noqa: E402
@@ -63,6 +67,42 @@ def test_the_stock_pettingzoo_env_loses_the_final_result():
         got, game = credited_returns(env, rng)
         lost += any(total == 0.0 for total in got.values())
     assert lost >= 5
+
+
+def training_rows(make_env, games: int) -> tuple[np.ndarray, np.ndarray]:
+    """Random players through Tianshou's own multi-agent Collector: each agent's reward summed
+    over the buffer rows its algorithm trains on (its own column where ``obs.agent_id`` is it),
+    and the true totals (the collector's episode returns: every row's whole reward vector)."""
+    env = make_env()
+    random_player = MARLRandomDiscreteMaskedOffPolicyAlgorithm(action_space=env.action_space)
+    algorithm = MultiAgentOffPolicyAlgorithm(algorithms=[random_player] * len(env.agents),
+                                             env=env)
+    envs = DummyVectorEnv([make_env for _ in range(2)])
+    envs.seed(0)
+    buffer = VectorReplayBuffer(20_000, len(envs))
+    np.random.seed(0)
+    stats = Collector(algorithm, envs, buffer).collect(n_episode=games,
+                                                       reset_before_collect=True)
+    rows = buffer[buffer.sample_indices(0)]
+    assert rows.done.sum() == games == len(stats.returns)
+    trained = np.array([rows.rew[rows.obs.agent_id == agent, i].sum()
+                        for i, agent in enumerate(env.agents)])
+    return trained, stats.returns.sum(axis=0)
+
+
+def test_the_stock_routes_training_rows_miss_the_results_the_adapters_are_exact():
+    """The issue's finding, through Tianshou's Collector (win reward, 20 games): on the stock
+    PettingZooEnv's rows the last mover's own column holds its result and the other agent's
+    result is on a row it does not train on, so each agent's training rows add up to its results
+    in the games where it moved last, here [9, 5] against the true totals [4, -4]; on
+    CribbageTianshouEnv's rows they are the true totals."""
+    logging.getLogger("tianshou.data.stats").setLevel(logging.ERROR)
+    stock, truth = training_rows(lambda: PettingZooEnv(cribenv.env(target=61)), 20)
+    assert truth.sum() == pytest.approx(0.0)        # the collector's returns: +1 and -1 a game
+    assert not np.allclose(stock, truth) and stock.sum() > 0   # mostly the winners' +1 kept
+    exact, truth = training_rows(lambda: CribbageTianshouEnv(target=61), 20)
+    assert exact == pytest.approx(truth) and truth.sum() == pytest.approx(0.0)
+    assert np.abs(truth).sum() > 0
 
 
 def test_closing_steps_carry_an_all_true_mask_and_end_the_episode():

@@ -4,7 +4,8 @@ Each module imports its library only when it is imported itself (``import criben
 one), and each is an optional extra (``pip install "cribenv[integrations]"``):
 
 * :mod:`cribenv.integrations.tianshou`: Tianshou 2 (``tianshou.env.PettingZooEnv`` with every
-  agent credited its own rewards, the final results included).
+  agent credited its own rewards, the final results included);
+  :mod:`cribenv.integrations.tianshou_batched`: a Tianshou vector env on the batched engine.
 * :mod:`cribenv.integrations.torchrl`: TorchRL (``PettingZooWrapper(..., use_mask=True)``, a
   valid mask for the seats that wait, and a masked categorical policy);
   :mod:`cribenv.integrations.torchrl_batched`: TorchRL ``EnvBase`` s on the batched engine (a

@@ -284,7 +284,7 @@ class NextStepCribbageVectorEnv(VectorEnv):
             raise ValueError(f"expected {self.num_envs} actions, got shape {acts.shape}")
         restart = np.flatnonzero(self._over)
         game.step(acts.astype(np.int64))   # the games over since the last step ignore theirs
-        env._play_opponents()
+        env.play_opponents()
         rows = np.arange(self.num_envs)
         seat = env.learner_seat
         reward = game.cumulative_rewards[rows, seat].astype(np.float32)
@@ -300,14 +300,14 @@ class NextStepCribbageVectorEnv(VectorEnv):
             for key, value in results.items():
                 info[key], info[f"_{key}"] = value, terminated.copy()
         if len(restart):
-            env._new_games(restart)   # played up to the learner's first decision
+            env.new_games(restart)   # played up to the learner's first decision
         self._over = terminated
         info.update(self._info())
         return (self._observe(terminated), reward, terminated,
                 np.zeros(self.num_envs, bool), info)
 
     def _observe(self, over: np.ndarray) -> dict[str, np.ndarray]:
-        obs = self.env._observe()   # the learner's views; updates the env's legal cards
+        obs = self.env.observe_learners()   # the learner's views; updates the env's legal cards
         mask = self.env.action_masks().astype(np.float32)
         mask[over] = 1.0            # no decision pending: any card, ignored by the next step
         return {"observations": obs, "action_mask": mask}

@@ -29,7 +29,9 @@ Usage::
     from cribenv.integrations.tianshou import CribbageTianshouEnv
     envs = DummyVectorEnv([lambda: CribbageTianshouEnv(target=61) for _ in range(4)])
 
-``examples/tianshou_dqn.py`` trains a masked DQN against a random player with it.
+``examples/tianshou_dqn.py`` trains a masked DQN against a random player with it. For one
+learner against a bot at the batched engine's speed, see
+:class:`cribenv.integrations.tianshou_batched.BatchedTianshouVectorEnv` (a Tianshou vector env).
 """
 
 from __future__ import annotations

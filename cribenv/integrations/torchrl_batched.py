@@ -167,7 +167,7 @@ class BatchedCribbageEnv(EnvBase):
             # CribbageVectorEnv auto-resets inside its step (Gymnasium's same-step mode), which
             # TorchRL does not expect: this env steps its engine itself and starts new games
             # only here, with the vector env's own routine (its seeds, seats and opponent)
-            self.venv._new_games(np.flatnonzero(rows))
+            self.venv.new_games(np.flatnonzero(rows))
         return self._output(None)
 
     def _step(self, tensordict: TensorDictBase) -> TensorDictBase:
@@ -180,7 +180,7 @@ class BatchedCribbageEnv(EnvBase):
         else:
             stepped &= partial
             vg.step(actions, rows=np.flatnonzero(stepped))
-        self.venv._play_opponents()   # until the learner is to act again or the game is over
+        self.venv.play_opponents()   # until the learner is to act again or the game is over
         owed = vg.cumulative_rewards[np.arange(n), self.venv.learner_seat]
         return self._output(np.where(stepped, owed, 0.0))
 
