@@ -189,3 +189,16 @@ def test_the_endgame_suite_is_proven_and_scores_a_bot():
     assert best["positions"] == len(positions) and 0 <= best["won"] <= len(positions)
     assert parse(positions[0]["winning"][0]) in position_game(positions[0]).legal_actions()
 
+
+
+def test_the_published_leaderboard_is_on_the_front_page_and_the_docs():
+    """README shows the top five lines of results/ladder/leaderboard.jsonl, the ladder page all
+    of them, as leaderboard_table makes them (cribenv ladder --table prints it)."""
+    board = ROOT / "results" / "ladder" / "leaderboard.jsonl"
+    lines = [json.loads(x) for x in board.read_text().splitlines() if x.strip()]
+    assert lines and all(x["deals"] == 1000 and x["ladder"] == "cribenv-ladder-v1"
+                         for x in lines)
+    for page, top in ((ROOT / "README.md", 5), (ROOT / "docs" / "ladder.md", None)):
+        text = page.read_text(encoding="utf-8")
+        shown = text.split("<!-- leaderboard:start -->\n")[1].split("<!-- leaderboard:end -->")[0]
+        assert shown.strip() == leaderboard_table(lines, top=top), page.name
