@@ -115,13 +115,14 @@ class BatchedCribbageEnv(EnvBase):
     """N games, a learner in one seat of each, the other seats played by ``opponent`` inside
     ``step`` (see the module docstring for the entries and the reset convention).
 
+    ``opponent``, ``num_players``, ``target``, ``reward``, ``shaping``, ``learner_seat``,
+    ``skunks``, ``threads`` and the ``rules`` keywords are those of
+    :func:`cribenv.vector_env.make_vector_env` (the single env's keyword arguments):
+    ``opponent="random"`` is played batched, a bot spec (``"greedy"``, ``"expert"``), an agent
+    or a callable row by row; ``learner_seat=None`` draws the seat anew for each game.
+
     Args:
         num_envs: the number of games N (``batch_size=[N]``).
-        opponent, num_players, target, reward, shaping, learner_seat, skunks, threads, rules:
-            as :func:`cribenv.vector_env.make_vector_env` (the single env's keyword arguments):
-            ``opponent="random"`` is played batched, a bot spec (``"greedy"``, ``"expert"``),
-            an agent or a callable row by row; ``learner_seat=None`` draws the seat anew for
-            each game.
         seed: the seed of the first ``reset`` (games, learner seats, the random opponent);
             ``env.set_seed(s)`` sets the next one.
     """
@@ -220,7 +221,8 @@ class SelfPlayCribbageEnv(EnvBase):
         target: 121 or 61.
         reward: ``"win"`` (+1 / -1 shared by the losers at the end, times the game points with
             ``skunks``) or ``"points"`` (each step's point differential), as the AEC env's.
-        skunks, shaping: as the AEC env's.
+        skunks: as the AEC env's.
+        shaping: as the AEC env's.
         seed: the seed of the games' seeds (``env.set_seed(s)`` sets it anew for the next
             ``reset``).
         threads: the engine's threads (:class:`~cribenv.vector.VectorGame`).
