@@ -288,7 +288,10 @@ class ExternalBot(ViewAgent):
         except TimeoutError:
             raise self._fail("timeout", late) from None
         except (EOFError, BrokenPipeError, ConnectionResetError):
-            code = proc.proc.poll()
+            try:   # its output closed: it is ending, or has ended; its status says how
+                code = proc.proc.wait(0.5)
+            except subprocess.TimeoutExpired:
+                code = None
             raise self._fail("crash", f"ended (exit status {code}) instead of having to "
                                       f"{asked}" if code is not None else
                              f"closed its output instead of having to {asked}") from None
