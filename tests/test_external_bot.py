@@ -220,3 +220,25 @@ def test_time_controls_in_the_spec():
                        ("cmd[move=fast]:x", "positive number")]:
         with pytest.raises(ValueError, match=words):
             make_agent(bad)
+
+
+def test_cribenv_play_against_a_program():
+    """A person plays a protocol bot in the terminal: its cards come over the pipe."""
+    import argparse
+    import io
+
+    from cribenv.commands import play
+
+    asked = []
+
+    def answer(prompt: str) -> str:
+        asked.append(prompt)
+        cards = [w for w in prompt.split("]")[-1].split() if len(w) == 2 and w[-1] in "CDHS"]
+        if len(asked) == 1:
+            return " ".join(cards[-2:])     # the throw, then the first card of the play
+        return cards[0] if len(asked) < 4 and cards else "q"
+
+    out = io.StringIO()
+    args = argparse.Namespace(bot=f"cmd:{CLIENT}", players=2, target=121, seat=0, seed=4)
+    assert play.run(args, input_fn=answer, out=out) == 0
+    assert "cmd:" in out.getvalue() and len(asked) >= 2
