@@ -16,7 +16,7 @@ with warnings.catch_warnings():   # starlette's notice that it prefers httpx2 on
     warnings.simplefilter("ignore")
     from fastapi.testclient import TestClient  # noqa: E402
 
-from web_tables import finish  # noqa: E402
+from web_tables import finished_game  # noqa: E402
 
 from agents.web.app import BUILT_IN_BOTS, create_app  # noqa: E402
 from cribenv.game import Game  # noqa: E402
@@ -35,14 +35,6 @@ def new_game(c, **settings):
     r = c.post("/api/games", json={"bot": "greedy", "seed": 7, "target": 61, **settings})
     assert r.status_code == 201, r.text
     return r.json()
-
-
-def finished_game(c, **settings):
-    state = new_game(c, **settings)
-    table = c.app.state.games.get(state["id"])
-    finish(table)
-    c.app.state.games.get(state["id"])
-    return c.get(f"/api/games/{state['id']}").json(), table
 
 
 def test_the_favicon_answers(client):

@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 import pytest
-from web_tables import finish  # noqa: E402
+from web_tables import finished_game  # noqa: E402
 
 from agents.web.review import PLAY_SPEC, points_as_win, review_game
 from agents.web.table import Table
@@ -150,14 +150,6 @@ with warnings.catch_warnings():   # starlette's notice that it prefers httpx2 on
 
 from agents.web.app import create_app  # noqa: E402
 from agents.web.replay import Replay  # noqa: E402
-
-
-def finished_game(c, **settings):
-    r = c.post("/api/games", json={"bot": "greedy", "seed": 7, "target": 61, **settings})
-    assert r.status_code == 201, r.text
-    table = c.app.state.games.get(r.json()["id"])
-    finish(table)
-    return c.get(f"/api/games/{r.json()['id']}").json(), table
 
 
 def test_the_review_waits_for_the_end_and_an_unknown_game_is_404():

@@ -14,3 +14,13 @@ def finish(table) -> None:
             need = (table.need - len(table.game.discards[table.human])
                     if table.stage == "discard" else 1)
             table.act(table.seq, cards=table.game.legal_actions()[:need])
+
+
+def finished_game(c, **settings):
+    """A game made through the API of the test client ``c`` (greedy, seed 7, to 61, and
+    ``settings``) and played to its end: ``(its state as the API gives it, its table)``."""
+    r = c.post("/api/games", json={"bot": "greedy", "seed": 7, "target": 61, **settings})
+    assert r.status_code == 201, r.text
+    table = c.app.state.games.get(r.json()["id"])
+    finish(table)
+    return c.get(f"/api/games/{r.json()['id']}").json(), table

@@ -166,16 +166,25 @@ def _log(events: Sequence[Any], name: Callable[[int], str]) -> str:
     return f'<ol class="log" aria-label="what happened">{items}</ol>'
 
 
+
+_THROW_HEAD = "<tr><th>throw</th><th>keep</th><th>hand</th><th>crib</th><th>value</th></tr>"
+
+
+def _throw_rows(options: list[dict[str, Any]], best: str, chosen: str | None = None) -> str:
+    """The rows of a throws table (the advice's, a review's): the best throw marked, and the
+    one ``chosen`` if given."""
+    return "".join(
+        f'<tr class="{"best" if o["throw"] == best else ""}'
+        f'{" chosen" if o["throw"] == chosen else ""}" data-throw="{o["throw"]}">'
+        f'<td>{o["throw"]}</td><td>{o["keep"]}</td><td>{o["hand"]:.2f}</td>'
+        f'<td>{o["crib"]:.2f}</td><td>{o["value"]:+.2f}</td></tr>' for o in options)
+
+
 def _advice_html(advice: Advice | None) -> str:
     if advice is None:
         return ""
     if advice.kind == "discard":
-        head = "<tr><th>throw</th><th>keep</th><th>hand</th><th>crib</th><th>value</th></tr>"
-        rows = "".join(
-            f'<tr class="{"best" if o["throw"] == advice.best else ""}" data-throw='
-            f'"{o["throw"]}"><td>{o["throw"]}</td><td>{o["keep"]}</td>'
-            f'<td>{o["hand"]:.2f}</td><td>{o["crib"]:.2f}</td><td>{o["value"]:+.2f}</td></tr>'
-            for o in advice.options)
+        head, rows = _THROW_HEAD, _throw_rows(advice.options, advice.best)
     else:
         head = "<tr><th>card</th><th>pegs now</th><th>value</th></tr>"
         rows = "".join(
@@ -435,12 +444,7 @@ def _verdict(d: Reviewed) -> str:
 
 def _options_html(d: Reviewed) -> str:
     if d.kind == "discard":
-        head = "<tr><th>throw</th><th>keep</th><th>hand</th><th>crib</th><th>value</th></tr>"
-        rows = "".join(
-            f'<tr class="{"best" if o["throw"] == d.best else ""}'
-            f'{" chosen" if o["throw"] == d.chosen else ""}" data-throw="{o["throw"]}">'
-            f'<td>{o["throw"]}</td><td>{o["keep"]}</td><td>{o["hand"]:.2f}</td>'
-            f'<td>{o["crib"]:.2f}</td><td>{o["value"]:+.2f}</td></tr>' for o in d.options)
+        head, rows = _THROW_HEAD, _throw_rows(d.options, d.best, d.chosen)
         what = f"all {len(d.options)} throws (expected points; pegging ignored)"
     else:
         head = "<tr><th>card</th><th>chance to win</th></tr>"
