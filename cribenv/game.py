@@ -18,7 +18,7 @@ from __future__ import annotations
 import enum
 import json
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, NamedTuple
 
@@ -126,8 +126,10 @@ class Rules:
     ``muggins`` (for human play only: the web table): a person counts their own show with
     :meth:`Game.claim`, and what each card they lay in the play pegs with
     ``Game.step(card, claim=points)``; points they overlook go to the next side, which calls
-    "Muggins". Agents never claim, and a show or a card nobody claims is counted in full, so
-    bots, the env and training are unaffected.
+    "Muggins", and so does the excess of a claim above the true count (a false count: the
+    seat scores the true count, the next side the rest). A claim is final and never refused
+    for its value, so claiming reveals nothing. Agents never claim, and a show or a card
+    nobody claims is counted in full, so bots, the env and training are unaffected.
     """
 
     num_players: int = 2
@@ -343,15 +345,26 @@ class ShowScored(NamedTuple):
 
 
 class Muggins(NamedTuple):
-    """``seat`` claimed ``claimed`` of the ``points`` its hand (or crib) was worth, or in the
-    play the ``card`` it laid (``card`` is None for a show); ``caller`` called Muggins and took
-    the ``points - claimed`` overlooked (:attr:`Rules.muggins`)."""
+    """``seat`` claimed ``claimed`` for its hand (or crib) worth ``points``, or in the play for
+    the ``card`` it laid (``card`` is None for a show); ``caller`` called Muggins and took the
+    difference: the ``points - claimed`` overlooked, or the ``claimed - points`` of a claim
+    above the count (:attr:`Rules.muggins`; :attr:`taken`)."""
     seat: int
     is_crib: bool
     claimed: int
     points: int
     caller: int
     card: int | None = None
+
+    @property
+    def taken(self) -> int:
+        """The points ``caller`` took: what was overlooked, or a false count's excess."""
+        return abs(self.points - self.claimed)
+
+    @property
+    def scored(self) -> int:
+        """The points ``seat`` scored: its claim, at most the true count."""
+        return min(self.points, self.claimed)
 
 
 class HandEnd(NamedTuple):
@@ -566,6 +579,10 @@ class Game:
         self.claims: list[tuple[int, int, bool, int]] = []   # Muggins: (move, seat, crib, points)
         self.peg_claims: list[tuple[int, int]] = []   # Muggins in the play: (move, points)
         self.scores: list[int] = [0] * self.rules.num_sides
+        #: Muggins at a table: the show waits after the play (``show_due``) for the seats to
+        #: count with the crib turned, until :meth:`count_show` (the web table sets it).
+        self.hold_show = False
+        self.show_due = False
         self.winner: int | None = None
         self.game_points = 0
         self.phase = Phase.DISCARD
@@ -621,7 +638,8 @@ class Game:
         the seat counts for ``card`` (fifteen, 31, pairs, runs; the go and the last card,
         which hang on the other hands, are pegged as they fall due). It scores what it
         claimed, and the next seat's side calls Muggins and takes what it overlooked; a claim
-        of more than the card pegs is refused. None (agents): the card counts in full.
+        above what the card pegs scores the true count and gives the excess to the next side
+        (a false count). None (agents): the card counts in full.
 
             >>> deal = Deal(0, ["5C 5D 5H JS 2C 3C", "TH 2H 3H 7D 8D KS"], "5S")
             >>> game = Game(Rules(muggins=True), seed=0, deals=[deal])
@@ -634,6 +652,9 @@ class Game:
         """
         p = self.current_player
         if p is None:
+            if self.show_due:
+                raise IllegalActionError("the play is over and the show waits for the count "
+                                         "(claim(), then count_show())")
             raise IllegalActionError("the game is over: no action is legal")
         if type(card) is not int:
             try:
@@ -668,17 +689,13 @@ class Game:
 
     def _check_peg_claim(self, p: int, card: int, claim: Any) -> None:
         """Refuse (game unchanged) a Muggins claim of ``claim`` points for ``card``: one
-        without :attr:`Rules.muggins`, not a whole number of points, or more than it pegs."""
+        without :attr:`Rules.muggins`, or not a whole number 0..29. Its value is never checked
+        against the card (a refusal would tell the seat the count)."""
         if not self.rules.muggins:
             raise IllegalActionError("claims are for Muggins games: Rules(muggins=True)")
-        what = C.to_str(card)
-        if type(claim) is not int or claim < 0:
-            raise IllegalActionError(f"seat {p} claims {claim!r} for {what}: a claim is the "
-                                     "points the card pegs, a whole number 0 or more")
-        series = [*self.series, card]
-        if claim > peg_points_last(series, len(series), self.count + _VALUE[card]):
-            raise IllegalActionError(f"seat {p} claims {claim} for {what}, more than it pegs "
-                                     "(count again: fifteen, 31, pairs, runs)")
+        if type(claim) is not int or not 0 <= claim <= 29:
+            raise IllegalActionError(f"seat {p} claims {claim!r} for {C.to_str(card)}: a "
+                                     "claim is the points the card pegs, a whole number 0..29")
 
     # ---------------------------------------------------------------- internals: setup
     def _start_game(self) -> None:
@@ -800,8 +817,8 @@ class Game:
         self._last_player = p
         pts = peg_points_last(self.series, len(self.series), self.count)
         self.events.append(_new(Played, (p, card, self.count, pts, tuple(self.series))))
-        if pts and (self._score(self._side[p], pts) if claim is None
-                    else self._count_claimed(p, pts, claim, card=card)):
+        if (pts or claim) and (self._score(self._side[p], pts) if claim is None
+                               else self._count_claimed(p, pts, claim, card=card)):
             return
         n = self.rules.num_players
         if self.count == 31:
@@ -845,6 +862,10 @@ class Game:
         if pts and self._score(self._side[last], pts):
             return
         if finished:
+            if self.hold_show:
+                self.show_due = True   # the seats count with every card turned: count_show()
+                self.current_player = None
+                return
             self._show()
             return
         self.count = 0
@@ -865,13 +886,14 @@ class Game:
             pts = show_points(hand[0], hand[1], hand[2], hand[3], starter, False,
                               RANK_POINTS_BYTES)
             self.events.append(ShowScored(seat, False, tuple(hand), starter, pts))
-            if pts and self._count_claimed(seat, pts, self._claimed.get((seat, False))):
+            claimed = self._claimed.get((seat, False))
+            if (pts or claimed) and self._count_claimed(seat, pts, claimed):
                 return
         crib = self.crib
         pts = show_points(crib[0], crib[1], crib[2], crib[3], starter, True, RANK_POINTS_BYTES)
         self.events.append(ShowScored(self.dealer, True, tuple(self.crib), starter, pts))
-        if pts and self._count_claimed(self.dealer, pts, self._claimed.get((self.dealer, True)),
-                                       is_crib=True):
+        claimed = self._claimed.get((self.dealer, True))
+        if (pts or claimed) and self._count_claimed(self.dealer, pts, claimed, is_crib=True):
             return
         self.events.append(HandEnd(self.hand_number))
         if self.max_hands is not None and self.hand_number + 1 >= self.max_hands:
@@ -882,20 +904,24 @@ class Game:
     def _count_claimed(self, seat: int, pts: int, claimed: int | None, is_crib: bool = False,
                        card: int | None = None) -> bool:
         """Score ``pts`` (a show, or in the play ``card``) for ``seat``: in full when nothing
-        was claimed, else (Muggins) what the seat claimed, and the overlooked rest to the next
+        was claimed or the claim is right, else (Muggins) the claim up to the true count for
+        the seat, then the difference (overlooked, or a false count's excess) to the next
         seat's side, which calls Muggins. True if it ends the game."""
-        if claimed is None or claimed >= pts:
+        if claimed is None or claimed == pts:
             return self._score(self._side[seat], pts)
         caller = (seat + 1) % self.rules.num_players
-        self.events.append(Muggins(seat, is_crib, claimed, pts, caller, card))
-        if claimed and self._score(self._side[seat], claimed):
+        call = Muggins(seat, is_crib, claimed, pts, caller, card)
+        self.events.append(call)
+        if call.scored and self._score(self._side[seat], call.scored):
             return True
-        return self._score(self._side[caller], pts - claimed)
+        return self._score(self._side[caller], call.taken)
 
     def claim(self, seat: int, points: int, crib: bool = False) -> None:
         """Muggins (:attr:`Rules.muggins`, human play only): ``seat`` counts its hand (or, for
         the dealer, the crib) of this hand as ``points``. At the show it scores what it claimed
-        (at most the true count) and the next seat's side takes what it overlooked.
+        (at most the true count) and the next seat's side takes the difference (what it
+        overlooked, or a false count's excess). With :attr:`hold_show` the seat counts after
+        the play, with the crib turned (:attr:`show_due`), then :meth:`count_show` scores it.
 
             >>> deal = Deal(0, ["5C 5D 5H JS 2C 3C", "AH 2H 3H 7D 8D KS"], "5S")
             >>> game = Game(Rules(muggins=True), seed=0, deals=[deal])
@@ -921,6 +947,28 @@ class Game:
             raise ValueError("the game is over: nothing to claim")
         self._claimed[(seat, bool(crib))] = points
         self.claims.append((len(self.actions), seat, bool(crib), points))
+
+    def count_show(self) -> None:
+        """With :attr:`hold_show`, score the show that waits after the play (:attr:`show_due`),
+        with the claims made; then the next hand is dealt (or the game ends).
+
+            >>> deal = Deal(0, ["5C 5D 5H JS 2C 3C", "AH 2H 3H 7D 8D KS"], "5S")
+            >>> game = Game(Rules(muggins=True), seed=0, deals=[deal])
+            >>> game.hold_show = True
+            >>> for card in "8D KS 2C 3C AH 5C 2H 5D 3H 5H 7D JS".split():
+            ...     _ = game.step(card)
+            >>> game.show_due, game.current_player, C.to_str_many(game.crib)   # turned
+            (True, None, '8D KS 2C 3C')
+            >>> game.claim(0, 30 - 1)   # seat 0 counts its 29 hand
+            >>> game.count_show()
+            >>> game.show_due, game.hand_number
+            (False, 1)
+        """
+        if not self.show_due:
+            raise ValueError("no show waits to be counted (it waits after the play when "
+                             "hold_show is set)")
+        self.show_due = False
+        self._show()
 
     # ---------------------------------------------------------------- internals: scoring
     def _score(self, side: int, pts: int) -> bool:
@@ -983,6 +1031,7 @@ class Game:
             "winner": self.winner,
             **({"claims": [list(c) for c in self.claims]} if self.claims else {}),
             **({"peg_claims": [list(c) for c in self.peg_claims]} if self.peg_claims else {}),
+            **({"hold_show": True} if self.hold_show else {}),
         }
 
     def to_json(self) -> str:
@@ -992,6 +1041,31 @@ class Game:
     def from_record(cls, record: dict[str, Any], moves: int | None = None) -> Game:
         """Replay a record made by :meth:`to_record` (its Muggins claims too); checks the
         result matches. ``moves``: stop after the first ``moves`` actions (no check then)."""
+        game = cls._unplayed(record)
+        for _ in game._replay(record, moves):
+            pass
+        if moves is None and list(game.scores) != list(record.get("scores", game.scores)):
+            raise ValueError(f"replayed scores {game.scores} differ from the record's "
+                             f"{record['scores']}")
+        return game
+
+    @classmethod
+    def replay_record(cls, record: dict[str, Any]) -> Iterator[tuple[int, Game]]:
+        """Every position of a recorded game in turn: ``(i, game)`` before move ``i``, as
+        ``from_record(record, moves=i)`` has it (one game, stepped on after each yield).
+
+            >>> game = Game(seed=3, max_hands=1)
+            >>> while not game.is_over:
+            ...     _ = game.step(game.legal_actions()[0])
+            >>> [i for i, g in Game.replay_record(game.to_record()) if g.phase is Phase.DISCARD]
+            [0, 1, 2, 3]
+        """
+        game = cls._unplayed(record)
+        for i in game._replay(record, None):
+            yield i, game
+
+    @classmethod
+    def _unplayed(cls, record: dict[str, Any]) -> Game:
         if record.get("format") != "cribenv-game/1":
             raise ValueError(f"not a cribenv game record (format {record.get('format')!r})")
         if record.get("seed") is None:
@@ -999,21 +1073,33 @@ class Game:
         game = cls(Rules(**record["rules"]), seed=record["seed"],
                    deals=[Deal.from_dict(d) for d in record.get("deals", [])],
                    first_dealer=record.get("first_dealer"), max_hands=record.get("max_hands"))
+        game.hold_show = bool(record.get("hold_show", False))
+        return game
+
+    def _replay(self, record: dict[str, Any], moves: int | None) -> Iterator[int]:
+        """Step this unplayed game through the record's first ``moves`` actions (all: None),
+        each claim made before the move it was made before, a waiting show counted; yields
+        each move number before it is made."""
         claims = sorted(record.get("claims", []))
         peg_claims = {move: points for move, points in record.get("peg_claims", [])}
         actions = record["actions"]
-        for i, action in enumerate(actions if moves is None else actions[:moves]):
-            while claims and claims[0][0] == i:
+
+        def count_up_to(i: int) -> None:   # the claims made before move i; a waiting show
+            while claims and claims[0][0] <= i:
                 _, seat, crib, points = claims.pop(0)
-                game.claim(seat, points, crib=crib)
+                self.claim(seat, points, crib=crib)
+            if self.show_due:
+                self.count_show()
+
+        stop = len(actions) if moves is None else min(moves, len(actions))
+        for i, action in enumerate(actions[:stop]):
+            count_up_to(i)
+            yield i
             try:
-                game.step(action, claim=peg_claims.get(i))
+                self.step(action, claim=peg_claims.get(i))
             except IllegalActionError as exc:
                 raise ValueError(f"record action {i} ({action}) is illegal: {exc}") from None
-        if moves is None and list(game.scores) != list(record.get("scores", game.scores)):
-            raise ValueError(f"replayed scores {game.scores} differ from the record's "
-                             f"{record['scores']}")
-        return game
+        count_up_to(stop)
 
     @classmethod
     def from_json(cls, text: str) -> Game:

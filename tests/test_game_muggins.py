@@ -1,7 +1,9 @@
 """Muggins in the play (``Rules(muggins=True)``, human play only): a seat states what the card
 it lays pegs with ``Game.step(card, claim=points)``; what it overlooks goes to the next seat's
-side, which calls Muggins; an over-claim is refused. Hand-computed cases, then an invariant
-over random 2/3/4-player hands."""
+side, which calls Muggins, and so does the excess of an over-claim (a false count); a claim is
+never refused for its value, so claiming reveals nothing. With ``Game.hold_show`` the show
+waits after the play for the count. Hand-computed cases, then an invariant over random
+2/3/4-player hands."""
 
 from __future__ import annotations
 
@@ -90,12 +92,12 @@ def test_the_go_and_the_last_card_are_pegged_as_they_fall_due():
     assert game.scores[0] == 3 + 1 + 4 + 5
 
 
-def test_an_over_claim_is_refused_and_the_game_unchanged():
+def test_a_claim_that_is_not_a_count_is_refused_and_the_game_unchanged():
     game = dealt()
     game.step("5H")
     before = (game.to_json(), list(game.events), [list(h) for h in game.hands], game.count)
-    for claim, message in ((3, "claims 3 for 5D, more than it pegs"),
-                           (-1, "claims -1 for 5D: a claim is the points the card pegs"),
+    for claim, message in ((-1, "claims -1 for 5D: a claim is the points the card pegs"),
+                           (30, "claims 30 for 5D"),
                            (True, "claims True"), ("2", "claims '2'"), (2.0, "claims 2.0")):
         with pytest.raises(IllegalActionError, match=message):
             game.step("5D", claim=claim)
@@ -105,6 +107,42 @@ def test_an_over_claim_is_refused_and_the_game_unchanged():
         game.step("QS", claim=9)
     game.step("5D", claim=2)                            # the right count is taken
     assert game.scores == [2, 0] and game.peg_claims == [(5, 2)]
+
+
+def test_an_over_claim_scores_the_true_count_and_gives_the_excess_away():
+    game = dealt()
+    game.step("5H")
+    events = game.step("5D", claim=5)                  # a pair (2) claimed as 5: 3 too many
+    assert muggins_calls(events) == [Muggins(0, False, 5, 2, 1, P("5D"))]
+    assert game.scores == [2, 3]
+    events = game.step("5C", claim=8)                  # right: no call
+    assert not muggins_calls(events) and game.scores == [2, 3 + 8]
+    events = game.step("KC", claim=4)                  # KC pegs nothing: all 4 go over
+    assert muggins_calls(events) == [Muggins(0, False, 4, 0, 1, P("KC"))]
+    assert game.scores == [2 + 1, 11 + 4]               # and seat 0's go after KC
+
+
+def test_the_show_waits_for_the_count_with_hold_show():
+    game = dealt()
+    game.hold_show = True
+    for card in ("5H", "5D", "5C", "KC", "9S", "9H", "8S", "8H"):
+        game.step(card)
+    assert game.show_due and game.current_player is None and game.legal_actions() == []
+    assert game.scores == [2 + 1 + 2 + 1, 8 + 1]        # the play is pegged, the show is not
+    with pytest.raises(IllegalActionError, match="the show waits for the count"):
+        game.step("QS")
+    game.claim(0, 4)                                   # seat 0's hand (5D+KC, 5D+8H+2D: 4)
+    game.claim(0, 7, crib=True)                        # its crib (5) claimed as 7: 2 over
+    game.claim(1, 2)                                   # seat 1's hand (5H 5C 9S 8S 2D: 6)
+    game.count_show()
+    assert not game.show_due and game.hand_number == 1 and game.current_player is not None
+    assert muggins_calls(game.events) == [Muggins(1, False, 2, 6, 0, None),
+                                          Muggins(0, True, 7, 5, 1, None)]
+    assert game.scores == [6 + 4 + 4 + 5, 9 + 2 + 2]
+    with pytest.raises(ValueError, match="no show waits"):
+        game.count_show()
+    again = Game.from_record(game.to_record())          # the record replays the wait too
+    assert again.events == game.events and again.hold_show
 
 
 def test_claims_only_in_the_play_of_a_muggins_game():
@@ -156,16 +194,17 @@ def test_records_replay_the_claims_move_by_move():
     assert at.events == middle.events and at.scores == middle.scores
     assert event_to_dict(muggins_calls(game.events)[0])["card"] == "5D"
     assert event_to_dict(muggins_calls(game.events)[-1])["card"] is None   # the hand's show
-    bad = dict(record, peg_claims=[[5, 3]])            # 5D's pair claimed as 3
-    with pytest.raises(ValueError, match="record action 5 .5D. is illegal: .*more than it"):
+    bad = dict(record, peg_claims=[[5, 30]])           # no card pegs 30
+    with pytest.raises(ValueError, match="record action 5 .5D. is illegal: .*claims 30"):
         Game.from_record(bad)
 
 
 @settings(max_examples=25, deadline=None)
 @given(st.integers(0, 10**6), st.sampled_from([2, 3, 4]))
 def test_claims_move_points_between_sides_and_lose_none(seed, num_players):
-    """With random claims up to what each card pegs, one hand loses no point: each side's
-    score is its full-count score less what it overlooked plus what it took by Muggins."""
+    """With random claims around what each card pegs, one hand loses no point it would score
+    in full: each side's score is its full-count score less what it overlooked plus what it
+    took by Muggins (overlooked points, or a false count's excess, which adds points)."""
     rules = Rules(num_players=num_players, muggins=True, target=1000)
     game, plain = Game(rules, seed=seed, max_hands=1), Game(rules, seed=seed, max_hands=1)
     rng = random.Random(seed)
@@ -174,14 +213,17 @@ def test_claims_move_points_between_sides_and_lose_none(seed, num_players):
         claim = None
         if game.phase is Phase.PLAY:
             pegs = game.clone().step(card)[0].points
-            claim = rng.choice([None, rng.randint(0, pegs)])
+            claim = rng.choice([None, rng.randint(0, pegs), rng.randint(0, pegs + 3)])
         game.step(card, claim=claim)
         plain.step(card)
     side = rules.side_of
     want = list(plain.scores)
+    excess = 0
     for call in muggins_calls(game.events):
         assert call.caller == (call.seat + 1) % num_players
-        want[side(call.seat)] -= call.points - call.claimed
-        want[side(call.caller)] += call.points - call.claimed
+        assert call.scored + call.taken == max(call.points, call.claimed)
+        want[side(call.seat)] += call.scored - call.points
+        want[side(call.caller)] += call.taken
+        excess += max(0, call.claimed - call.points)
     assert game.scores == want
-    assert sum(game.scores) == sum(plain.scores)
+    assert sum(game.scores) == sum(plain.scores) + excess

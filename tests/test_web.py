@@ -56,7 +56,8 @@ def check_page_against_engine(html: str, table: Table) -> None:
     combinations add up to the engine's count of that hand."""
     fronts = [int(x) for x in re.findall(r'data-side="\d" data-front="(\d+)"', html)]
     target = table.rules.target
-    assert fronts == [min(s, target) for s in table.game.scores]   # the last hole at most
+    # the last hole at most, on the long board and on the folded one (phones) alike
+    assert fronts == [min(s, target) for s in table.game.scores] * 2
     listed = [int(x) for x in re.findall(r'<li class="side-\d" data-side="\d" '
                                          r'data-score="(\d+)"', html)]
     assert listed == list(table.game.scores)
@@ -291,20 +292,26 @@ def test_muggins_through_the_api(client):
     state = new_game(client, muggins=True, bot="random")
     r = client.post("/api/games", json={"muggins": "on"})
     assert r.status_code == 400 and "muggins must be true or false" in r.json()["error"]
-    while "hand" not in state["claims_due"]:
+    seen_play_panel = False
+    while state["stage"] != "count":
         if state["stage"] in ("cut", "show"):
             state = move(client, state, action="next").json()
         else:   # in the play, each card with what it pegs: nothing claimed here
             need = 2 if state["stage"] == "discard" else 1
             claims = {"play": 0} if state["stage"] == "play" else {}
+            if state["stage"] == "play":
+                assert state["claims_due"] == ["play"]
+                seen_play_panel |= 'id="claim-panel" hidden' in state["html"]
             state = move(client, state, cards=state["legal"][:need], claims=claims).json()
-    assert 'name="claim-hand"' in state["html"] and 'name="claim-play"' in state["html"]
-    last = state["legal"][:1]
-    r = move(client, state, cards=last, claims={"play": 0, "hand": 99})
+    assert seen_play_panel and state["legal"] == []
+    assert state["claims_due"] in (["hand"], ["hand", "crib"])
+    assert 'name="claim-hand"' in state["html"] and 'data-action="count"' in state["html"]
+    r = move(client, state, action="count",
+             claims={what: 99 if what == "hand" else 0 for what in state["claims_due"]})
     assert r.status_code == 400 and "0..29" in r.json()["error"]
-    r = move(client, state, cards=last, claims=[1])
+    r = move(client, state, action="count", claims=[1])
     assert r.status_code == 400 and "claims must be an object" in r.json()["error"]
-    state = move(client, state, cards=last,
+    state = move(client, state, action="count",
                  claims={what: 0 for what in state["claims_due"]}).json()
     table = client.app_state.games.get(state["id"])
     check_page_against_engine(state["html"], table)   # the board counts the Muggins split
@@ -328,9 +335,9 @@ def test_claims_without_muggins_are_refused(client):
 
 
 def test_pegging_claims_through_the_api(client):
-    """With Muggins each card laid comes with what it pegs: a missing, malformed or too high
-    claim is refused (the game unchanged), a short one is called by the bot, an exact one is
-    not; the board, the play panel and the log agree with the engine."""
+    """With Muggins each card laid comes with what it pegs: a missing or malformed claim is
+    refused (the game unchanged; never for its value), a short one is called by the bot, an
+    exact one is not; the board, the play panel and the log agree with the engine."""
     state = new_game(client, muggins=True, bot="random", target=61)
     called = exact = 0
     while state["stage"] != "over":
@@ -343,7 +350,13 @@ def test_pegging_claims_through_the_api(client):
             need = state["need"] - len(table.game.discards[table.human])
             state = move(client, state, cards=state["legal"][:need]).json()
             continue
-        assert state["claims_due"][0] == "play" and 'data-claim="play"' in state["html"]
+        if state["stage"] == "count":   # the show: counted right
+            shows = {"hand": table.game.kept[table.human], "crib": table.game.crib}
+            claims = {what: score_hand(shows[what], table.game.starter, is_crib=what == "crib")
+                      for what in state["claims_due"]}
+            state = move(client, state, action="count", claims=claims).json()
+            continue
+        assert state["claims_due"] == ["play"] and 'data-claim="play"' in state["html"]
         game = table.game
         pegs = {C.to_str(c): game.clone().step(c)[0].points for c in game.legal_actions()}
         card = max(pegs, key=pegs.get)
@@ -352,8 +365,7 @@ def test_pegging_claims_through_the_api(client):
         if n and not called:
             before = snapshot(table)
             for bad, message in ((None, "say what your card pegs .* got None"),
-                                 ("2", "got '2'"), (-1, "got -1"),
-                                 (n + 1, f"you claim {n + 1} for {card}, more than it pegs")):
+                                 ("2", "got '2'"), (-1, "got -1"), (30, "got 30")):
                 body = {k: v for k, v in {**claims, "play": bad}.items() if v is not None}
                 r = move(client, state, cards=[card], claims=body)
                 assert r.status_code == 400 and re.search(message, r.json()["error"]), r.text
@@ -366,7 +378,8 @@ def test_pegging_claims_through_the_api(client):
             r = move(client, state, cards=[card], claims={**claims, "play": n - 1})
             state = r.json()
             html = state["html"]
-            assert f"Muggins! Beginner takes 1 overlooked by You on {card}" in html
+            assert (f"You claimed {n - 1} of {n}: Muggins! Beginner takes the 1 overlooked on "
+                    f"{card}") in html
             assert (f'<section class="peg-call" data-card="{card}" data-points="{n}" '
                     f'data-claimed="{n - 1}">') in html
             called += 1
@@ -422,7 +435,7 @@ def test_a_tournament_game_opens_as_a_replay(tmp_path, monkeypatch, capsys):
             "SELECT score0, score1 FROM games ORDER BY agent_a, agent_b, deal, seating "
             "LIMIT 1 OFFSET 1").fetchone()
         fronts = [int(x) for x in re.findall(r'data-side="\d" data-front="(\d+)"', page)]
-        assert fronts == [min(s, 61) for s in row]
+        assert fronts == [min(s, 61) for s in row] * 2   # the long board and the folded one
         assert c.get("/tournament/9").status_code == 404
 
 

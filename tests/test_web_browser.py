@@ -22,7 +22,7 @@ uvicorn = pytest.importorskip("uvicorn")
 from web_server import serve  # noqa: E402
 
 from agents.web.app import create_app  # noqa: E402
-from cribenv.game import ShowScored  # noqa: E402
+from cribenv.game import Muggins, ShowScored  # noqa: E402
 from cribenv.scoring import score_hand_breakdown  # noqa: E402
 
 
@@ -112,20 +112,61 @@ def _play_game_by_clicking(page, app, shots: Path, name: str) -> object:
             return table
         if stage in ("cut", "show"):
             if stage == "show" and not seen_show:
-                page.screenshot(path=str(shots / f"{name}-show.png"))
+                page.screenshot(path=str(shots / f"{name}-show.png"), animations="disabled")
                 seen_show = True
             page.click("[data-action=next]")
         elif stage == "discard":
-            need = int(page.get_attribute("#table", "data-need"))
-            for card in page.locator("#hand .playable").all()[:need]:
-                card.click()
+            throw(page)
         else:
             if not seen_play and page.locator(".series.current .card").count() >= 2:
-                page.screenshot(path=str(shots / f"{name}-play.png"))
+                check_layout(page)
+                page.screenshot(path=str(shots / f"{name}-play.png"), animations="disabled")
                 seen_play = True
             page.locator("#hand .playable").first.click()
         _wait_move(page, seq)
     pytest.fail("the game did not end in 400 moves")
+
+
+def throw(page) -> None:
+    """Choose the first cards for the crib, take one back and choose again, then throw."""
+    need = int(page.get_attribute("#table", "data-need"))
+    cards = page.locator("#hand .playable").all()
+    send = page.locator("#send-discard")
+    for card in cards[:need]:
+        assert send.is_disabled()
+        card.click()
+    cards[0].click()                                   # changed my mind: back in the hand
+    assert send.is_disabled() and cards[0].get_attribute("aria-pressed") == "false"
+    cards[0].click()
+    send.click()
+
+
+def _boxes(page, selector: str) -> list[dict]:
+    return [b for b in page.locator(selector).evaluate_all(
+        "els => els.map(e => e.getBoundingClientRect().toJSON())") if b["width"] > 0]
+
+
+def _overlap(a: dict, b: dict) -> bool:
+    return (a["left"] < b["right"] - 0.5 and b["left"] < a["right"] - 0.5
+            and a["top"] < b["bottom"] - 0.5 and b["top"] < a["bottom"] - 0.5)
+
+
+def check_layout(page) -> None:
+    """What a player sees fits: the board shown (the long one, or the folded one on a phone)
+    has its holes at least 6 px apart and its names clear of the pegs; the names under the
+    cards laid do not run into each other; nothing is wider than the screen."""
+    board = next(b for b in page.locator("svg.board").all() if b.is_visible())
+    holes = _boxes(page, f"svg.board.{board.get_attribute('class').split()[-1]} .holes circle")
+    centres = sorted({round(h["left"] + h["width"] / 2, 2) for h in holes})
+    assert min(b - a for a, b in zip(centres, centres[1:])) >= 6, "holes too close to tell apart"
+    kind = board.get_attribute("class").split()[-1]
+    names = _boxes(page, f"svg.board.{kind} .lane-name, svg.board.{kind} .legend-name")
+    pegs = _boxes(page, f"svg.board.{kind} .peg")
+    assert names and not any(_overlap(n, p) for n in names for p in pegs), "a name on a peg"
+    captions = _boxes(page, ".series .card em")
+    assert not any(_overlap(a, b) for i, a in enumerate(captions) for b in captions[i + 1:])
+    width = page.evaluate("document.documentElement.clientWidth")
+    assert page.evaluate("document.documentElement.scrollWidth") <= width + 1
 
 
 def test_a_whole_game_by_clicking_with_advice(browser, server, shots):
@@ -142,9 +183,9 @@ def test_a_whole_game_by_clicking_with_advice(browser, server, shots):
     page.wait_for_selector("#table[data-stage=discard]")
     assert page.locator(".advice tr.best").count() == 1   # the exact EV of every throw
     assert page.locator(".advice tr[data-throw]").count() == 15
-    page.screenshot(path=str(shots / "web-table.png"))
+    page.screenshot(path=str(shots / "web-table.png"), animations="disabled")
     table = _play_game_by_clicking(page, app, shots, "two-player")
-    page.screenshot(path=str(shots / "two-player-over.png"))
+    page.screenshot(path=str(shots / "two-player-over.png"), animations="disabled")
     game = table.game
     result = page.locator(".result")
     assert int(result.get_attribute("data-game-points")) == game.game_points
@@ -260,32 +301,36 @@ def test_a_replay_steps_forwards_and_backwards(browser, server):
     page.close()
 
 
-def test_a_pegging_claim_by_clicking_with_muggins(browser, server, shots):
-    """Muggins on: the person types what the card pegs (empty is 0) and clicks it; too much is
-    refused on the page, a short count is called by the bot, and the play panel lists the
-    card's points item by item, as the engine counts them."""
+def test_muggins_by_clicking_on_a_phone(browser, server, shots):
+    """Muggins on, at a phone's size (390x844): the person lays a card, then claims in the
+    panel under the hand (a button, or a number typed); a right claim stands, a short one and
+    an over-claim are called by the bot (what was missed, or the excess), a timer that runs
+    out claims nothing; after the play the person counts their hand (and crib) with every
+    card turned. The page, the log and the board agree with the engine throughout."""
     from cribenv import cards as C
+    from cribenv.scoring import score_hand
 
     base, app = server
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page = browser.new_page(viewport={"width": 390, "height": 844})
     page.goto(base + "/")
     page.select_option("select[name=bot]", "greedy")
     page.select_option("select[name=target]", "61")
     page.check("input[name=muggins]")
     page.click("#new-game button[type=submit]")
     page.wait_for_selector("#table[data-stage=cut]")
+    assert page.locator("details.drawer").get_attribute("open") is None   # folded on a phone
     key = page.get_attribute("#table", "data-game")
     table = app.state.games.get(key)
-    empty_zero = called = None
+    seen: dict[str, object] = {}
     games = 1
     for _ in range(1500):
         stage = page.get_attribute("#table", "data-stage")
         seq = page.get_attribute("#table", "data-seq")
         _check_against_engine(page, table)
-        if empty_zero and called:
+        if len(seen) == 5:
             break
-        if stage == "over":   # the deals are random: another game until both cases came up
-            assert games < 6, "six games never gave a card that pegs and one that does not"
+        if stage == "over":   # the deals are random: another game until every case came up
+            assert games < 6, f"six games gave only {sorted(seen)}"
             page.click("#new-game button[type=submit]")
             page.wait_for_function(
                 f"document.getElementById('table').dataset.game !== '{key}'")
@@ -299,62 +344,85 @@ def test_a_pegging_claim_by_clicking_with_muggins(browser, server, shots):
             _wait_move(page, seq)
             continue
         if stage == "discard":
-            need = int(page.get_attribute("#table", "data-need"))
-            for card in page.locator("#hand .playable").all()[:need]:
-                card.click()
+            throw(page)
             _wait_move(page, seq)
             continue
-        for box in page.locator("[data-claim]:not([data-claim=play])").all():
-            box.fill("0")                                # the show, if due: counted as 0
         game = table.game
+        if stage == "count":   # every card turned: the hand (and crib) counted right
+            for box in page.locator("#claim-panel input[data-claim]").all():
+                what = box.get_attribute("data-claim")
+                cards = game.kept[table.human] if what == "hand" else game.crib
+                box.fill(str(score_hand(cards, game.starter, is_crib=what == "crib")))
+            if "count" not in seen:
+                check_layout(page)
+                page.screenshot(path=str(shots / "muggins-count.png"), animations="disabled")
+            page.click("[data-action=count]")
+            _wait_move(page, seq)
+            assert not [e for e in game.events if type(e) is Muggins and e.card is None]
+            seen["count"] = True
+            continue
         pegs = {C.to_str(c): game.clone().step(c)[0].points for c in game.legal_actions()}
         card, n = max(pegs.items(), key=lambda kv: kv[1])
-        if n == 0 or called:
+        if n == 0 or ("short" in seen and "over" in seen):
             card, n = min(pegs.items(), key=lambda kv: kv[1])
-            if n == 0:                                   # the box left empty claims 0
-                page.click(f'#hand .playable[data-card="{card}"]')
-                _wait_move(page, seq)
-                panel = page.locator(f'.peg-call[data-card="{card}"]').first
-                assert "You claimed 0: right." in panel.inner_text()
-                empty_zero = card
-                continue
-            page.fill("input[data-claim=play]", str(n))
-            page.click(f'#hand .playable[data-card="{card}"]')
+        page.click(f'#hand .playable[data-card="{card}"]')   # laid: the claim comes next
+        panel = page.locator("#claim-panel")
+        assert panel.is_visible() and page.get_attribute("#table", "data-seq") == seq
+        hand_box = page.locator("#hand").bounding_box()
+        box = panel.bounding_box()
+        assert 0 <= box["y"] - (hand_box["y"] + hand_box["height"]) < 40   # under the hand
+        if n == 0 and "timer" not in seen:   # let the timer run out (shortened): claims 0
+            page.evaluate("pending.left = 1")
             _wait_move(page, seq)
-            continue
-        page.fill("input[data-claim=play]", str(n + 1))
-        page.click(f'#hand .playable[data-card="{card}"]')
-        page.wait_for_function("document.getElementById('error').textContent !== ''")
-        assert "more than it pegs" in page.inner_text("#error")
-        assert page.get_attribute("#table", "data-seq") == seq   # refused: nothing changed
-        page.fill("input[data-claim=play]", str(n - 1))
-        page.click(f'#hand .playable[data-card="{card}"]')
-        _wait_move(page, seq)
-        called = (card, n)
-        check_call(page, table, card, n)
-        page.screenshot(path=str(shots / "muggins-play.png"))
-    assert called and empty_zero, "the game never gave a card that pegs and one that does not"
+            seen["timer"] = card
+        elif n == 0:
+            page.click("#claim-panel [data-claim-value='0']")
+            _wait_move(page, seq)
+            assert "You claimed 0: right." in page.locator(
+                f'.peg-call[data-card="{card}"]').first.inner_text()
+            seen["right"] = card
+        elif "over" not in seen:   # typed, one too many: a false count
+            page.fill("#claim-panel input[data-claim=play]", str(n + 1))
+            page.click("#claim-panel [data-claim-value=input]")
+            _wait_move(page, seq)
+            check_call(page, table, card, n, n + 1)
+            page.screenshot(path=str(shots / "muggins-play.png"), animations="disabled")
+            seen["over"] = card
+        elif "short" not in seen:
+            page.click(f"#claim-panel [data-claim-value='{n - 1}']")
+            _wait_move(page, seq)
+            check_call(page, table, card, n, n - 1)
+            seen["short"] = card
+        else:
+            page.click(f"#claim-panel [data-claim-value='{n}']")
+            _wait_move(page, seq)
+    assert len(seen) == 5, f"only {sorted(seen)} came up"
     page.close()
 
 
-def check_call(page, table, card: str, n: int) -> None:
-    """The Muggins call on ``card`` (pegging ``n``, claimed ``n - 1``) in the engine, in the
+def check_call(page, table, card: str, n: int, claimed: int) -> None:
+    """The Muggins call on ``card`` (pegging ``n``, claimed ``claimed``) in the engine, in the
     play panel (item by item) and in the log."""
     from agents.web.render import peg_rows
     from cribenv import cards as C
-    from cribenv.game import Muggins, Played
+    from cribenv.game import Played
 
     laid = next(e for e in reversed(table.game.events) if type(e) is Played
                 and e.seat == table.human)
-    calls = [e for e in table.game.events if type(e) is Muggins and e.card is not None]
-    assert calls == [Muggins(table.human, False, n - 1, n, 1, C.parse(card))]
+    call = [e for e in table.game.events if type(e) is Muggins and e.card is not None][-1]
+    assert call == Muggins(table.human, False, claimed, n, 1, C.parse(card))
     panel = page.locator(f'.peg-call[data-card="{card}"]').first
     kinds = panel.locator("li[data-kind]").evaluate_all(
         "els => els.map(e => [e.dataset.kind, Number(e.dataset.points)])")
     want = [[k, p] for k, _, p in peg_rows(laid.series)]
     assert kinds[:len(want)] == want and sum(p for _, p in want) == n
     assert all(k in ("go", "last card") for k, _ in kinds[len(want):])
-    assert f"claimed {n - 1}: Muggins!" in panel.inner_text()
-    assert f"Muggins! Greedy takes 1 overlooked by You on {card}" in \
-        page.locator(".log").first.inner_text()
+    words = (f"You claimed {claimed} for {n}, a false count: Muggins! Greedy takes the 1 over"
+             if claimed > n else
+             f"You claimed {claimed} of {n}: Muggins! Greedy takes the 1 overlooked")
+    assert words in panel.inner_text()
+    if page.locator("details.drawer").get_attribute("open") is None:
+        page.click("details.drawer > summary")         # the log, folded on a phone
+    assert page.locator(".log").first.is_visible()
+    assert f"{words} on {card}" in page.locator(".log").first.inner_text()
     _check_against_engine(page, table)

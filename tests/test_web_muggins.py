@@ -1,5 +1,7 @@
 """Muggins (``Rules(muggins=True)``, human play only): a person's claim of their own show, the
-overlooked points to the next side; shows nobody claims count in full; records replay it."""
+overlooked points (or a false count's excess) to the next side; shows nobody claims count in
+full; at the web table the person lays a card, then claims, and counts after the play with the
+crib turned; records replay it."""
 
 from __future__ import annotations
 
@@ -52,12 +54,13 @@ def test_an_overlooked_point_goes_to_the_opponent():
     crib_claim = min(4, crib)
     assert game.scores == [peg[0] + 27 + crib_claim,
                            peg[1] + 7 + 2 + (crib - crib_claim)]
-    # a claim over the true count scores the true count, nothing more
+    # a claim over the true count scores the true count, and the excess goes to the caller
     over = Game(Rules(muggins=True), seed=0, deals=[DEAL])
-    over.claim(0, 29)
-    over.claim(1, 12)
+    over.claim(0, 29)                 # right: no call
+    over.claim(1, 12)                 # 7 claimed as 12: seat 0 takes the 5 over
     play(over)
-    assert not [e for e in over.events if type(e) is Muggins and not e.is_crib]
+    assert [e for e in over.events if type(e) is Muggins] == [Muggins(1, False, 12, 7, 0)]
+    assert over.scores == [peg[0] + 29 + crib + 5, peg[1] + 7]
 
 
 def test_claims_are_checked_and_recorded():
@@ -75,8 +78,8 @@ def test_claims_are_checked_and_recorded():
     assert game.clone().claims == game.claims
 
 
-def _to_last_card(table: Table) -> None:
-    while "hand" not in table.claims_due:
+def _to_the_count(table: Table) -> None:
+    while table.stage != "count":
         if table.stage in ("cut", "show"):
             table.act(table.seq, action="next")
         elif table.stage == "discard":
@@ -89,25 +92,47 @@ def _to_last_card(table: Table) -> None:
             table.act(table.seq, cards=[C.to_str(card)], claims={"play": pegs})
 
 
-def test_the_web_table_asks_for_the_count_with_the_last_card():
+def test_the_web_table_asks_for_the_count_after_the_play():
     table = Table(Rules(muggins=True), bot="greedy", seed=5)
-    _to_last_card(table)
-    card = C.to_str(table.game.legal_actions()[0])
-    before = (table.seq, list(table.game.actions))
-    with pytest.raises(MoveError, match="count your hand"):
-        table.act(table.seq, cards=[card], claims={"play": 0})
-    with pytest.raises(MoveError, match="count your hand"):
-        table.act(table.seq, cards=[card], claims={"play": 0, "hand": "8"})
-    assert (table.seq, list(table.game.actions)) == before
-    claims = {what: 0 for what in table.claims_due}   # the person counts nothing at all
-    table.act(table.seq, cards=[card], claims=claims)
+    _to_the_count(table)
     game = table.game
+    assert game.show_due and not any(game.hands) and len(game.crib) == 4
+    assert table.claims_due == (["hand", "crib"] if game.dealer == table.human else ["hand"])
+    before = (table.seq, list(game.actions), list(game.events))
+    for claims, message in (({"hand": "8"}, "count your hand: a whole number 0..29, got '8'"),
+                            ({"hand": 30}, "got 30"), ({"play": 0}, "nothing to claim for play"),
+                            ({}, "count your hand")):
+        with pytest.raises(MoveError, match=message):
+            table.act(table.seq, action="count", claims={**claims, **(
+                {"crib": 0} if "crib" in table.claims_due else {})})
+    with pytest.raises(MoveError, match="not your turn"):
+        table.act(table.seq, cards=["AS"])
+    assert (table.seq, list(game.actions), list(game.events)) == before
+    claims = {what: 0 for what in table.claims_due}   # the person counts nothing at all
+    table.act(table.seq, action="count", claims=claims)
+    assert table.stage in ("show", "over") and not game.show_due
     assert not [e for e in game.events if type(e) is Muggins and e.card is not None]
     muggins = [e for e in game.events if type(e) is Muggins]
     shows = [e for e in game.events if type(e) is ShowScored and e.seat == table.human]
     # every point of the person's shows went to the bot, each with its Muggins event
     assert [(m.seat, m.is_crib, m.claimed, m.points) for m in muggins] == \
         [(e.seat, e.is_crib, 0, e.points) for e in shows if e.points]
+
+
+def test_a_claim_at_the_table_is_final_and_an_over_claim_costs_the_excess():
+    """No claim is refused for its value (a refusal would tell the count): 29 for any card
+    is taken, scores what the card pegs and gives the rest to the bot."""
+    table = Table(Rules(muggins=True), bot="greedy", seed=5)
+    while table.stage != "play":
+        table.act(table.seq, action="next") if table.stage == "cut" else table.act(
+            table.seq, cards=[C.to_str(c) for c in table.game.legal_actions()[:2]])
+    card = table.game.legal_actions()[0]
+    pegs = table.game.clone().step(card)[0].points
+    scores = list(table.game.scores)
+    table.act(table.seq, cards=[C.to_str(card)], claims={"play": 29})
+    call = next(e for e in table.game.events if type(e) is Muggins)
+    assert (call.seat, call.claimed, call.points, call.taken) == (0, 29, pegs, 29 - pegs)
+    assert table.game.scores[0] >= scores[0] + pegs   # (the bots may have pegged since)
 
 
 def test_a_muggins_game_replays_with_its_claims():
@@ -122,9 +147,11 @@ def test_a_muggins_game_replays_with_its_claims():
         elif table.stage == "discard":
             need = table.need - len(table.game.discards[table.human])
             table.act(table.seq, cards=[C.to_str(c) for c in table.game.legal_actions()[:need]])
-        else:   # nothing claimed at all: the bot takes every point the person makes
+        elif table.stage == "count":   # nothing claimed at all: the bot takes every point
+            table.act(table.seq, action="count", claims={w: 0 for w in table.claims_due})
+        else:
             table.act(table.seq, cards=[C.to_str(table.game.legal_actions()[0])],
-                      claims={what: 0 for what in table.claims_due})
+                      claims={"play": 0})
     game = table.game
     assert any(type(e) is Muggins and e.card is not None for e in game.events)
     record = game.to_record()

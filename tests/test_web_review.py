@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 import pytest
-from web_tables import finished_game  # noqa: E402
+from web_tables import finish, finished_game  # noqa: E402
 
 from agents.web.review import PLAY_SPEC, points_as_win, review_game
 from agents.web.table import Table
@@ -119,14 +119,7 @@ def test_three_and_four_players_are_not_reviewed():
 
 def test_a_muggins_game_is_reviewed_with_its_claims_replayed():
     table = Table(Rules(target=61, muggins=True), bot="greedy", seed=5)
-    while table.stage != "over":
-        if table.stage in ("cut", "show"):
-            table.act(table.seq, action="next")
-        else:
-            need = (table.need - len(table.game.discards[0]) if table.stage == "discard"
-                    else 1)
-            table.act(table.seq, cards=table.game.legal_actions()[:need],
-                      claims={what: 0 for what in table.claims_due})
+    finish(table)
     record = table.game_record()
     assert record.get("claims") or record.get("peg_claims")
     review = review_game(record, plays=False)

@@ -40,6 +40,9 @@ def step(c, state, pick=0):
     body = {"seq": state["seq"]}
     if state["stage"] in ("cut", "show"):
         body["action"] = "next"
+    elif state["stage"] == "count":   # Muggins: the show counted as nothing
+        body["action"] = "count"
+        body["claims"] = {what: 0 for what in state["claims_due"]}
     else:
         table = c.app.state.games.get(state["id"])
         need = (state["need"] - len(table.game.discards[table.human])

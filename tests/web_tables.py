@@ -6,14 +6,17 @@ from __future__ import annotations
 
 def finish(table) -> None:
     """Play ``table`` (an :class:`agents.web.table.Table`) to the end: the first legal cards,
-    every cut and show acknowledged."""
+    every cut and show acknowledged; with Muggins, every claim 0 (the bot takes it all)."""
     while table.stage != "over":
         if table.stage in ("cut", "show"):
             table.act(table.seq, action="next")
+        elif table.stage == "count":
+            table.act(table.seq, action="count", claims={w: 0 for w in table.claims_due})
         else:
             need = (table.need - len(table.game.discards[table.human])
                     if table.stage == "discard" else 1)
-            table.act(table.seq, cards=table.game.legal_actions()[:need])
+            table.act(table.seq, cards=table.game.legal_actions()[:need],
+                      claims={w: 0 for w in table.claims_due})
 
 
 def finished_game(c, **settings):

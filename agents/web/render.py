@@ -12,6 +12,7 @@ Every piece of text from outside (names, cards) goes through :func:`html.escape`
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from html import escape
 from typing import Any
@@ -35,19 +36,49 @@ from cribenv.game import (
 )
 from cribenv.scoring import Breakdown, peg_breakdown
 
-__all__ = ["board_svg", "card_html", "describe_event", "log_lines", "page", "peg_call_html",
-           "peg_history", "peg_rows", "played_line", "show_html", "show_rows"]
+__all__ = ["board_svg", "card_html", "card_words", "describe_event", "log_lines", "muggins_words",
+           "page", "peg_call_html", "peg_history", "peg_rows", "played_line", "show_html",
+           "show_rows", "with_suits"]
 
 SUIT_SYMBOL = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 SIDE_COLOURS = ("#d62d20", "#0057e7", "#f5b700")
 
 
-def card_html(card: int, *, playable: bool = False, dim: bool = False, small: bool = False,
-              label: str = "", chosen: bool = False) -> str:
-    """A card face (a button when ``playable``; outlined when ``chosen``), e.g. ``T♥`` in red.
+RANK_NAMES = {"A": "ace", "T": "10", "J": "jack", "Q": "queen", "K": "king"}
+SUIT_NAMES = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
 
-    >>> card_html(C.parse("TH"))
-    '<span class="card red" data-card="TH" title="TH"><b>10</b><i>♥</i></span>'
+
+_CARD_TOKEN = re.compile(r"\b([2-9TJQKA])([CDHS])\b")
+
+
+def with_suits(text: str) -> str:
+    """``text`` with every card written as a player reads it: rank and suit symbol.
+
+    >>> with_suits("keep 5H 5S TD, throw 2S 3C")
+    'keep 5♥ 5♠ 10♦, throw 2♠ 3♣'
+    """
+    return _CARD_TOKEN.sub(lambda m: ("10" if m[1] == "T" else m[1]) + SUIT_SYMBOL[m[2]], text)
+
+
+def card_words(card: int) -> str:
+    """A card as a screen reader says it.
+
+    >>> card_words(C.parse("TH")), card_words(C.parse("AS"))
+    ('10 of hearts', 'ace of spades')
+    """
+    s = C.to_str(card)
+    return f"{RANK_NAMES.get(s[0], s[0])} of {SUIT_NAMES[s[1]]}"
+
+
+def card_html(card: int, *, playable: bool = False, dim: bool = False, small: bool = False,
+              label: str = "", chosen: bool = False, fresh: int | None = None,
+              last: bool = False) -> str:
+    """A card face (a button when ``playable``; outlined when ``chosen``), e.g. ``T♥`` in red.
+    ``fresh``: laid since the person's last move, the ``fresh``-th (it is dealt onto the felt
+    in turn); ``last``: the card laid last (highlighted).
+
+    >>> card_html(C.parse("TH"))  # doctest: +ELLIPSIS
+    '<span class="card red" data-card="TH" ...aria-label="10 of hearts"><b>10</b><i>♥</i></span>'
     """
     s = C.to_str(card)
     rank = "10" if s[0] == "T" else s[0]
@@ -55,16 +86,22 @@ def card_html(card: int, *, playable: bool = False, dim: bool = False, small: bo
     cls += " small" if small else ""
     cls += " dim" if dim else ""
     cls += " chosen" if chosen else ""
+    cls += " fresh" if fresh is not None else ""
+    cls += " last" if last else ""
+    style = f' style="--i: {fresh}"' if fresh is not None else ""
     tag = f"<b>{rank}</b><i>{SUIT_SYMBOL[s[1]]}</i>"
     extra = f"<em>{escape(label)}</em>" if label else ""
+    words = card_words(card) + (f", {label}" if label else "")
     if playable:
         return (f'<button type="button" class="{cls} playable" data-card="{s}" '
-                f'title="{s}">{tag}{extra}</button>')
-    return f'<span class="{cls}" data-card="{s}" title="{s}">{tag}{extra}</span>'
+                f'title="{s}" aria-label="{escape(words)}">{tag}{extra}</button>')
+    return (f'<span class="{cls}" data-card="{s}" title="{s}"{style} role="img" '
+            f'aria-label="{escape(words)}">{tag}{extra}</span>')
 
 
 def back_html(small: bool = False) -> str:
-    return f'<span class="card back{" small" if small else ""}"></span>'
+    return (f'<span class="card back{" small" if small else ""}" role="img" '
+            'aria-label="a card face down"></span>')
 
 
 def cards_html(cards: Sequence[int], small: bool = False) -> str:
@@ -93,7 +130,7 @@ def peg_history(game: Game) -> list[tuple[int, int]]:
             nxt = events[i + 1] if i + 1 < len(events) else None
             units = [(ev.seat, ev.points)]
             if type(nxt) is Muggins:   # the seat scores its claim, the caller the rest
-                units = [(ev.seat, nxt.claimed), (nxt.caller, nxt.points - nxt.claimed)]
+                units = [(ev.seat, nxt.scored), (nxt.caller, nxt.taken)]
         elif kind is StarterTurned:
             units = [(ev.dealer, ev.heels)]
         else:
@@ -106,54 +143,98 @@ def peg_history(game: Game) -> list[tuple[int, int]]:
     return pegs
 
 
-def board_svg(rules: Rules, pegs: Sequence[tuple[int, int]], names: Sequence[str]) -> str:
-    """The pegging board: one lane of ``target`` holes per side in groups of five, a front and
-    a back peg per side, the skunk lines (and double-skunk line) across the lanes."""
+def board_svg(rules: Rules, pegs: Sequence[tuple[int, int]], names: Sequence[str],
+              per_row: int | None = None) -> str:
+    """The pegging board: a lane of ``target`` holes per side in groups of five, a front and a
+    back peg per side, the skunk lines (and double-skunk line) across the lanes. ``per_row``:
+    fold the track into rows of that many holes (a phone's board; the side names in a legend
+    above it) instead of one long row.
+
+    >>> svg = board_svg(Rules(), [(12, 5), (30, 21)], ["You", "Expert"], per_row=30)
+    >>> svg.count('r="1.7"'), svg.count('class="row-start"')   # 2 x 121 holes; 5 rows
+    (242, 5)
+    """
     target = rules.target
-    step = 7.0 if target > 61 else 13.0
+    sides = len(pegs)
+    folded = per_row is not None
+    row_len = per_row if per_row is not None else target
+    step = 7.0 if target > 61 and not folded else 11.0 if folded else 13.0
     gap = 4.0
-    left = max(70.0, 16 + 5.6 * max(len(n) for n in names))   # room for the side names
-    lane_h = 22.0
-    top = 14.0
+    lane_h = 22.0 if not folded else 13.0
+    left = 24.0 if folded else max(70.0, 30 + 6.2 * max(len(n) for n in names))
+    top = 30.0 if folded else 14.0
+    rows = -(-target // row_len)
+    block = lane_h * sides + (12.0 if folded else 0.0)
 
     def x(hole: int) -> float:  # hole 0 is the start, before the first group
         if hole <= 0:
             return left - 12
-        return left + (hole - 1) * step + ((hole - 1) // 5) * gap
+        col = (hole - 1) % row_len
+        return left + col * step + (col // 5) * gap
 
-    width = x(target) + 30
-    height = top + lane_h * len(pegs) + 22
-    out = [f'<svg class="board" viewBox="0 0 {width:.0f} {height:.0f}" role="img" '
-           f'aria-label="pegging board" xmlns="http://www.w3.org/2000/svg">',
+    def y(hole: int, side: int) -> float:
+        row = max(hole - 1, 0) // row_len
+        return top + block * row + lane_h * side + lane_h / 2 - 2
+
+    width = x(min(row_len, target)) + 30
+    height = top + block * rows + (22 if not folded else 6)
+    kind = "folded" if folded else "wide"
+    out = [f'<svg class="board {kind}" viewBox="0 0 {width:.0f} {height:.0f}" role="img" '
+           f'aria-label="pegging board: {escape(_board_words(pegs, names, target))}" '
+           'xmlns="http://www.w3.org/2000/svg">',
            f'<rect class="wood" x="1" y="1" width="{width - 2:.0f}" height="{height - 2:.0f}" '
            'rx="10"/>']
     for line, label in ((rules.skunk_line, "skunk"), (rules.double_skunk_line, "double skunk")):
         if line:
-            lx = (x(line) + x(line + 1)) / 2 if line < target else x(line)
-            out.append(f'<line class="skunk" data-line="{line}" x1="{lx:.1f}" y1="{top - 8}" '
-                       f'x2="{lx:.1f}" y2="{top + lane_h * len(pegs) - 4}"/>'
-                       f'<text class="skunk-label" x="{lx:.1f}" y="{height - 6:.0f}">'
-                       f'{label} {line}</text>')
+            lx = (x(line) + x(line + 1)) / 2 if line < target and line % row_len else \
+                x(line) + step / 2
+            y0 = y(line, 0) - lane_h / 2 + 2
+            out.append(f'<line class="skunk" data-line="{line}" x1="{lx:.1f}" y1="{y0 - 4:.1f}" '
+                       f'x2="{lx:.1f}" y2="{y0 + lane_h * sides - 2:.1f}"/>')
+            if not folded:
+                out.append(f'<text class="skunk-label" x="{lx:.1f}" y="{height - 6:.0f}">'
+                           f'{label} {line}</text>')
+    if folded:
+        legend = []
+        lx = 10.0
+        for side, name in enumerate(names):
+            colour = SIDE_COLOURS[side % len(SIDE_COLOURS)]
+            legend.append(f'<circle cx="{lx + 4:.1f}" cy="14" r="4" fill="{colour}"/>'
+                          f'<text class="legend-name" x="{lx + 11:.1f}" y="17.5">{escape(name)}'
+                          '</text>')
+            lx += 24 + 5.6 * len(name)
+        out.append(f'<g class="legend">{"".join(legend)}</g>')
+        for row in range(rows):
+            first = row * row_len + 1
+            out.append(f'<text class="row-start" x="4" y="{y(first, 0) + lane_h / 2 + 1:.1f}">'
+                       f'{first}</text>')
     for side, ((front, back), name) in enumerate(zip(pegs, names)):
-        y = top + lane_h * side + lane_h / 2 - 2
         colour = SIDE_COLOURS[side % len(SIDE_COLOURS)]
-        out.append(f'<text class="lane-name" x="8" y="{y + 4:.1f}">{escape(name)}</text>')
-        holes = "".join(f'<circle cx="{x(h):.1f}" cy="{y:.1f}" r="1.7"/>'
+        if not folded:
+            out.append(f'<text class="lane-name" x="8" y="{y(1, side) + 4:.1f}">'
+                       f'{escape(name)}</text>')
+        holes = "".join(f'<circle cx="{x(h):.1f}" cy="{y(h, side):.1f}" r="1.7"/>'
                         for h in range(1, target + 1))
         out.append(f'<g class="holes">{holes}</g>')
-        for hole in range(5, target + 1, 5):
-            if hole % 30 == 0 or hole == target:
-                out.append(f'<text class="hole-num" x="{x(hole):.1f}" y="{y - 6:.1f}">'
-                           f'{hole}</text>')
+        if not folded:
+            for hole in range(5, target + 1, 5):
+                if hole % 30 == 0 or hole == target:
+                    out.append(f'<text class="hole-num" x="{x(hole):.1f}" '
+                               f'y="{y(hole, side) - 6:.1f}">{hole}</text>')
         out.append(f'<g class="side-pegs" data-side="{side}" data-front="{front}" '
                    f'data-back="{back}">'
-                   f'<circle class="peg back-peg" cx="{x(back):.1f}" cy="{y:.1f}" r="3.6" '
-                   f'fill="{colour}" opacity="0.55"/>'
-                   f'<circle class="peg front-peg" cx="{x(front):.1f}" cy="{y:.1f}" r="4.2" '
-                   f'fill="{colour}"/></g>')
-    out.append(f'<text class="finish" x="{x(target) + 8:.1f}" y="{top + 8}">{target}</text>')
+                   f'<circle class="peg back-peg" cx="{x(back):.1f}" cy="{y(back, side):.1f}" '
+                   f'r="3.6" fill="{colour}" opacity="0.55"/>'
+                   f'<circle class="peg front-peg" cx="{x(front):.1f}" '
+                   f'cy="{y(front, side):.1f}" r="4.2" fill="{colour}"/></g>')
+    if not folded:
+        out.append(f'<text class="finish" x="{x(target) + 8:.1f}" y="{top + 8}">{target}</text>')
     out.append("</svg>")
     return "".join(out)
+
+
+def _board_words(pegs: Sequence[tuple[int, int]], names: Sequence[str], target: int) -> str:
+    return ", ".join(f"{n} on {front}" for n, (front, _) in zip(names, pegs)) + f", to {target}"
 
 
 # ------------------------------------------------------------------------------ the log
@@ -193,8 +274,7 @@ def describe_event(event: Any, name: Any) -> str | None:
         return f"{name(event.seat)} {what}: {event.points}"
     if kind is Muggins:
         where = "" if event.card is None else f" on {C.to_str(event.card)}"
-        return (f"Muggins! {name(event.caller)} take{_s(name(event.caller))} "
-                f"{event.points - event.claimed} overlooked by {name(event.seat)}{where}")
+        return f"{muggins_words(event, name)}{where}"
     if kind is GameOver:
         return None
     return None
@@ -277,6 +357,22 @@ def peg_rows(series: Sequence[int]) -> list[tuple[str, str, int]]:
     return rows
 
 
+def muggins_words(call: Muggins, name: Any) -> str:
+    """A Muggins call in a player's words: what the seat claimed, and what the caller took.
+
+    >>> muggins_words(Muggins(0, False, 1, 2, 1), lambda s: ["You", "Expert"][s])
+    'You claimed 1 of 2: Muggins! Expert takes the 1 overlooked'
+    >>> muggins_words(Muggins(0, False, 5, 2, 1), lambda s: ["You", "Expert"][s])
+    'You claimed 5 for 2, a false count: Muggins! Expert takes the 3 over'
+    """
+    who, caller = name(call.seat), name(call.caller)
+    if call.claimed > call.points:
+        return (f"{who} claimed {call.claimed} for {call.points}, a false count: Muggins! "
+                f"{caller} take{_s(caller)} the {call.taken} over")
+    return (f"{who} claimed {call.claimed} of {call.points}: Muggins! {caller} "
+            f"take{_s(caller)} the {call.taken} overlooked")
+
+
 def peg_call_html(events: Sequence[Any], seat: int, name: Any) -> str:
     """With Muggins, the last card ``seat`` laid in ``events`` (one hand's): what it pegged,
     item by item, the go or last card that followed it (pegged without a claim), and what the
@@ -306,10 +402,7 @@ def peg_call_html(events: Sequence[Any], seat: int, name: Any) -> str:
     if not items:
         items = '<li class="nineteen">nothing</li>'
     if call is not None:
-        caller = name(call.caller)
-        verdict = (f'<p class="muggins">{escape(who)} claimed {claimed}: Muggins! '
-                   f'{escape(caller)} take{_s(caller)} the {call.points - call.claimed} '
-                   "overlooked.</p>")
+        verdict = f'<p class="muggins">{escape(muggins_words(call, name))}.</p>'
     else:
         verdict = f'<p class="claim-ok">{escape(who)} claimed {claimed}: right.</p>'
     return (f'<section class="peg-call" data-card="{C.to_str(laid.card)}" data-points='
@@ -349,9 +442,7 @@ def show_html(events: Sequence[Any], name: Any) -> str:
         muggins = ""
         if type(nxt) is Muggins:
             muggins = (f'<p class="muggins" data-claimed="{nxt.claimed}">'
-                       f'{escape(name(nxt.seat))} claimed {nxt.claimed}: Muggins! '
-                       f'{escape(name(nxt.caller))} takes the {nxt.points - nxt.claimed} '
-                       "overlooked.</p>")
+                       f'{escape(muggins_words(nxt, name))}.</p>')
         rows = show_rows(ev.breakdown)
         what = "crib" if ev.is_crib else "hand"
         items = "".join(f'<li data-kind="{escape(k)}" data-points="{p}"><span>{escape(k)}'

@@ -224,21 +224,15 @@ def review_game(record: dict[str, Any], human: int = 0, plays: bool = True) -> R
         review.note = ("The cards of the play are not reviewed here: the search agent needs "
                        "the batched engine (the 'vector' extra). The discards are.")
     review.plays_reviewed = plays
-    game = Game.from_record(record, moves=0)
     actions = [C.parse(a) for a in record["actions"]]
-    claims = sorted(record.get("claims", []))
-    peg_claims = {m: p for m, p in record.get("peg_claims", [])}
     seed = int(record.get("seed") or 0)
-    for i, card in enumerate(actions):
-        if game.current_player == human:   # as Game.from_record(record, moves=i) has it
+    for i, game in Game.replay_record(record):   # the position before move i, claims applied
+        card = actions[i]
+        if game.current_player == human:
             if game.phase is Phase.DISCARD and not game.discards[human]:
                 review.decisions.append(_discard(game, human, i, actions[i:i + 2]))
             elif (plays and game.phase is Phase.PLAY and game.rules.target in (121, 61)
                   and len(game.legal_actions()) > 1):
                 review.decisions.append(_play(game, human, i, card, seed))
-        while claims and claims[0][0] == i:
-            _, seat, crib, points = claims.pop(0)
-            game.claim(seat, points, crib=crib)
-        game.step(card, claim=peg_claims.get(i))
     review.seconds = time.perf_counter() - start
     return review

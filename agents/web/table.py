@@ -192,7 +192,9 @@ class Table:
     default), ``bot_name`` the name the person sees (a built-in bot's name, e.g. "Expert" for
     ``expert``, else the label: :func:`agents.web.words.opponent_name`). ``stage`` is what
     the page shows: ``cut`` (the cut for first deal), ``discard`` or ``play`` (the person's
-    decision), ``show`` (a hand was counted; ``show_hand`` is its number) or ``over``.
+    decision), ``count`` (Muggins: the play is over and the person counts their hand, and
+    their crib when they deal, with every card turned), ``show`` (a hand was counted;
+    ``show_hand`` is its number) or ``over``.
     :meth:`act` applies a move; every other method only reads."""
 
     def __init__(self, rules: Rules, bot: str | Callable[[int | None], Any] = "expert",
@@ -205,6 +207,7 @@ class Table:
         self.seed = seed
         self.advice_on = advice
         self.game = Game(rules, seed=seed)
+        self.game.hold_show = rules.muggins   # the person counts after the play, as at a table
         make = bot if callable(bot) else (lambda s: make_agent(bot, seed=s))
         self.bot_spec = bot if isinstance(bot, str) else None
         self.bot_label = bot_label or (bot if isinstance(bot, str) else "bot")
@@ -319,23 +322,26 @@ class Table:
     # ------------------------------------------------------------------ acting
     @property
     def claims_due(self) -> list[str]:
-        """With Muggins, what the person counts with the card they lay: ``"play"`` (what the
-        card pegs), and with their last card ``"hand"`` (and ``"crib"`` when they deal);
+        """With Muggins, what the person claims now: in the play what the card they lay pegs
+        (``"play"``), at the count their ``"hand"`` (and ``"crib"`` when they deal);
         otherwise nothing."""
-        if not self.rules.muggins or self.stage != "play":
+        if not self.rules.muggins:
             return []
-        if len(self.game.hands[self.human]) != 1:
+        if self.stage == "play":
             return ["play"]
-        return ["play", "hand", "crib"] if self.game.dealer == self.human else ["play", "hand"]
+        if self.stage == "count":
+            return ["hand", "crib"] if self.game.dealer == self.human else ["hand"]
+        return []
 
     def act(self, seq: int, cards: Sequence[str | int] = (), action: str = "cards",
             claims: dict[str, int] | None = None) -> Table:
         """Apply the person's move made at move number ``seq``: ``action="cards"`` lays
         ``cards`` (the throw in the discard, one card in the play), ``action="next"`` moves
-        on from the cut or the show. With Muggins a card in the play comes with ``claims``
-        (:attr:`claims_due`: what the card pegs, ``"play"``, and with the last card the
-        person's count of their hand and crib). Raises :class:`MoveError` (game unchanged)
-        otherwise."""
+        on from the cut or the show, ``action="count"`` (Muggins, stage ``count``) gives the
+        person's count of their hand and crib in ``claims``. With Muggins a card in the play
+        comes with ``claims`` too (:attr:`claims_due`: what the card pegs, ``"play"``). A
+        claim is final and checked only for its form (a whole number), never for its value.
+        Raises :class:`MoveError` (game unchanged) otherwise."""
         with self.lock:
             if not isinstance(seq, int) or isinstance(seq, bool):
                 raise MoveError(f"seq must be the move number the page was showing (an "
@@ -353,8 +359,11 @@ class Table:
                 self.show_hand = None
             elif action == "cards":
                 self._lay(list(cards), claims or {})
+            elif action == "count":
+                self._count(claims or {})
             else:
-                raise MoveError(f"unknown action {action!r} (expected 'cards' or 'next')")
+                raise MoveError(f"unknown action {action!r} (expected 'cards', 'count' or "
+                                "'next')")
             laid = [c if isinstance(c, str) else C.to_str(c) for c in cards] \
                 if action == "cards" else []
             self.moves.append((action, laid, dict(claims or {})))
@@ -376,26 +385,9 @@ class Table:
             raise MoveError(f"choose {want} {what}, got {len(ids)}"
                             + (f" ({C.to_str_many(ids)})" if ids and all(
                                 0 <= c < 52 for c in ids) else ""))
-        due = self.claims_due
-        extra = sorted(map(str, set(claims) - set(due)))
-        if extra:
-            why = (f"due: {', '.join(due)}" if due else
-                   "nothing is due" if self.rules.muggins else "Muggins is off")
-            raise MoveError(f"nothing to claim for {', '.join(extra)} with this move ({why})")
-        for what in due:
-            value = claims.get(what)
-            if what == "play":
-                if type(value) is not int or value < 0:
-                    raise MoveError(f"Muggins: say what your card pegs (a whole number, 0 if "
-                                    f"nothing), got {value!r}")
-            elif type(value) is not int or not 0 <= value <= 29:
-                raise MoveError(f"Muggins: count your {what} (0..29) before you lay your last "
-                                f"card, got {value!r}")
-        shows = [what for what in due if what != "play"]
+        due = self._check_claims(claims)
         peg_claim = claims["play"] if due else None
         trial = self.game.clone()   # the engine validates the whole move before it is made
-        for what in shows:
-            trial.claim(self.human, claims[what], crib=what == "crib")
         for card in ids:
             try:
                 trial.step(card, claim=peg_claim)
@@ -407,10 +399,37 @@ class Table:
             chosen = throw_key(advice, ids) if advice.kind == "discard" else C.to_str(ids[0])
             self.decisions.append(Decision(self.game.hand_number, advice.kind, chosen, advice))
         hand = self.game.hand_number
-        for what in shows:
-            self.game.claim(self.human, claims[what], crib=what == "crib")
         for card in ids:
             self.game.step(card, claim=peg_claim)
+        self._after_moves(hand)
+
+    def _check_claims(self, claims: dict[str, Any]) -> list[str]:
+        """The claims due now (:attr:`claims_due`), each given as a whole number 0..29 in
+        ``claims`` and nothing else; :class:`MoveError` otherwise."""
+        due = self.claims_due
+        extra = sorted(map(str, set(claims) - set(due)))
+        if extra:
+            why = (f"due: {', '.join(due)}" if due else
+                   "nothing is due" if self.rules.muggins else "Muggins is off")
+            raise MoveError(f"nothing to claim for {', '.join(extra)} with this move ({why})")
+        for what in due:
+            value = claims.get(what)
+            if type(value) is not int or not 0 <= value <= 29:
+                ask = ("say what your card pegs (0 if nothing)" if what == "play"
+                       else f"count your {what}")
+                raise MoveError(f"Muggins: {ask}: a whole number 0..29, got {value!r}")
+        return due
+
+    def _count(self, claims: dict[str, Any]) -> None:
+        """Muggins: the person's count of their hand (and crib), then the show."""
+        if self.stage != "count":
+            raise MoveError(f"nothing to count now (the table is at the {self.stage}): you "
+                            "count your hand after the play")
+        self._check_claims(claims)
+        hand = self.game.hand_number
+        for what in self.claims_due:
+            self.game.claim(self.human, claims[what], crib=what == "crib")
+        self.game.count_show()
         self._after_moves(hand)
 
     def _after_moves(self, hand: int) -> None:
@@ -432,6 +451,9 @@ class Table:
                  until=lambda g: g.current_player == self.human or g.hand_number != hand)
         if game.is_over or game.hand_number != hand:
             self._after_moves(hand)
+            return
+        if game.show_due:
+            self.stage = "count"
             return
         self.stage = "discard" if game.phase is Phase.DISCARD else "play"
 

@@ -18,13 +18,16 @@ from agents.web.render import (
     card_html,
     cards_html,
     log_lines,
+    muggins_words,
     peg_call_html,
     peg_history,
     possessive,
     show_html,
+    with_suits,
 )
 from agents.web.review import Review, Reviewed
 from agents.web.table import Advice, Table, hand_events
+from agents.web.words import score_words
 from cribenv import cards as C
 from cribenv.game import (
     Cut,
@@ -33,13 +36,15 @@ from cribenv.game import (
     Game,
     GameOver,
     Go,
+    Muggins,
     Played,
     SeriesEnd,
     ShowScored,
     StarterTurned,
 )
 
-__all__ = ["lobby_html", "replay_html", "review_html", "seat_namer", "side_names", "table_html"]
+__all__ = ["how_it_ended", "lobby_html", "replay_html", "review_html", "seat_namer", "side_names",
+           "table_html"]
 
 GAME_POINTS = {1: "a win", 2: "a skunk", 3: "a double skunk"}
 
@@ -93,8 +98,9 @@ def _hand_state(events: Sequence[Any]) -> dict[str, Any]:
 
 def _felt(game: Game, events: Sequence[Any], name: Callable[[int], str], human: int | None,
           hands: dict[int, list[int]] | None, playable: Sequence[int], current: bool,
-          crib: Sequence[int] | None = None) -> str:
-    """The felt: the other seats, the starter and the crib, the cards laid, the person's hand.
+          crib: Sequence[int] | None = None, under_hand: str = "") -> str:
+    """The felt: the other seats, the starter and the crib, the cards laid, the person's hand
+    (with ``under_hand`` below it: the Muggins claim).
 
     ``hands`` (seat -> cards) are shown face up; other seats' cards face down."""
     n = game.num_players
@@ -121,10 +127,15 @@ def _felt(game: Game, events: Sequence[Any], name: Callable[[int], str], human: 
                      f'</h4><div class="cards">{shown or "&nbsp;"}</div></div>')
     series_html = []
     last = len(st["series"]) - 1
+    laid_order = [sc for series in st["series"] for sc in series]
+    mine_at = max((i for i, (s, _) in enumerate(laid_order) if s == human), default=-1)
+    fresh = {sc: k for k, sc in enumerate(laid_order[mine_at + 1:])} if current else {}
+    final = laid_order[-1] if laid_order and current else None
     for i, series in enumerate(st["series"]):
         if not series:
             continue
-        laid = "".join(card_html(c, small=True, label=name(s)) for s, c in series)
+        laid = "".join(card_html(c, small=True, label=name(s), fresh=fresh.get((s, c)),
+                                 last=(s, c) == final) for s, c in series)
         cls = "series current" if i == last else "series done"
         series_html.append(f'<div class="{cls}">{laid}</div>')
     starter = st["starter"]
@@ -144,7 +155,7 @@ def _felt(game: Game, events: Sequence[Any], name: Callable[[int], str], human: 
                 f'</h4><div class="cards hand" id="hand">'
                 + "".join(card_html(c, playable=c in playable,
                                     dim=bool(playable) and c not in playable) for c in held)
-                + "</div></div>")
+                + f"</div>{under_hand}</div>")
     return (f'<div class="felt"><div class="opponents">{"".join(seats)}</div>'
             f'<div class="middle"><div class="pile"><h5>Starter</h5>{starter_html}</div>'
             f'<div class="pile crib"><h5>{escape(crib_owner)}</h5><div class="cards">'
@@ -152,6 +163,14 @@ def _felt(game: Game, events: Sequence[Any], name: Callable[[int], str], human: 
             f'<div class="play"><h5>The play · count <b class="count" data-count="'
             f'{st["count"]}">{st["count"]}</b></h5>{"".join(series_html)}</div></div>'
             f'{mine}</div>')
+
+
+def _board(game: Game, sides: Sequence[str]) -> str:
+    """The board twice: one long row (wide screens) and folded in rows of 30 holes (phones);
+    the stylesheet shows one."""
+    pegs = peg_history(game)
+    return (f'<div class="board-wrap">{board_svg(game.rules, pegs, sides)}'
+            f'{board_svg(game.rules, pegs, sides, per_row=30)}</div>')
 
 
 def _scores(game: Game, sides: Sequence[str]) -> str:
@@ -176,7 +195,8 @@ def _throw_rows(options: list[dict[str, Any]], best: str, chosen: str | None = N
     return "".join(
         f'<tr class="{"best" if o["throw"] == best else ""}'
         f'{" chosen" if o["throw"] == chosen else ""}" data-throw="{o["throw"]}">'
-        f'<td>{o["throw"]}</td><td>{o["keep"]}</td><td>{o["hand"]:.2f}</td>'
+        f'<td>{with_suits(o["throw"])}</td><td>{with_suits(o["keep"])}</td>'
+        f'<td>{o["hand"]:.2f}</td>'
         f'<td>{o["crib"]:.2f}</td><td>{o["value"]:+.2f}</td></tr>' for o in options)
 
 
@@ -189,11 +209,11 @@ def _advice_html(advice: Advice | None) -> str:
         head = "<tr><th>card</th><th>pegs now</th><th>value</th></tr>"
         rows = "".join(
             f'<tr class="{"best" if o["card"] == advice.best else ""}" data-card-option='
-            f'"{o["card"]}"><td>{o["card"]}</td><td>{o["now"]}'
+            f'"{o["card"]}"><td>{with_suits(o["card"])}</td><td>{o["now"]}'
             f'{(" · " + escape(o["how"])) if o["how"] else ""}</td>'
             f'<td>{o["value"]:+.2f}</td></tr>' for o in advice.options)
     return (f'<section class="advice" data-best="{advice.best}"><h3>Advice</h3>'
-            f'<p>{escape(advice.reason)}</p><table>{head}{rows}</table></section>')
+            f'<p>{escape(with_suits(advice.reason))}</p><table>{head}{rows}</table></section>')
 
 
 def _summary_html(table: Table) -> str:
@@ -210,34 +230,98 @@ def _summary_html(table: Table) -> str:
             + (f"<ul>{worst}</ul>" if worst else "") + "</section>")
 
 
-def _result_html(game: Game, sides: Sequence[str]) -> str:
+def how_it_ended(game: Game, name: Callable[[int], str]) -> tuple[str, list[int]]:
+    """The score that won ``game`` in a player's words, with the cards it was made with (the
+    series for a card of the play, the hand and the starter for a show); ``("", [])`` while
+    the game is not over.
+
+    >>> from cribenv.game import Deal, Rules
+    >>> deal = Deal(0, ["5C 5D 5H JS 2C 3C", "AH 2H 3H TD 8D KS"], "5S")
+    >>> game = Game(Rules(target=2), seed=0, deals=[deal])
+    >>> for card in "8D KS 2C 3C TD 5C".split():
+    ...     _ = game.step(card)
+    >>> words, cards = how_it_ended(game, {0: "You", 1: "Expert"}.get)
+    >>> words, C.to_str_many(cards)
+    ('You pegged out with fifteen for 2 (5C, count 15)', 'TD 5C')
+    """
+    events = game.events
+    if not events or type(events[-1]) is not GameOver:
+        return "", []
+    winner = events[-1].winner
+    for i in range(len(events) - 2, -1, -1):
+        ev = events[i]
+        kind = type(ev)
+        if kind is Muggins and game.side_of(ev.caller) == winner:
+            return f"{name(ev.caller)} went out on a Muggins call ({muggins_words(ev, name)})", []
+        if kind is Played and ev.points:
+            return (f"{name(ev.seat)} pegged out with {score_words(ev)} ({C.to_str(ev.card)}, "
+                    f"count {ev.count})", list(ev.series))
+        if kind is SeriesEnd and ev.points:
+            return f"{name(ev.seat)} pegged out with {score_words(ev)}", []
+        if kind is ShowScored and ev.points:
+            what = "crib" if ev.is_crib else "hand"
+            return (f"{name(ev.seat)} counted out with {ev.points} in "
+                    f"{possessive(name(ev.seat))} {what}", [*ev.cards, ev.starter])
+        if kind is StarterTurned and ev.heels:
+            return f"{name(ev.dealer)} pegged out with his heels for 2", [ev.card]
+    return "", []
+
+
+def _result_html(game: Game, sides: Sequence[str], name: Callable[[int], str]) -> str:
     over = next((e for e in reversed(game.events) if type(e) is GameOver), None)
     if over is None:
         return "<p>The game stopped without a winner.</p>"
     scores = " to ".join(str(s) for s in sorted(over.scores, reverse=True))
     kind = GAME_POINTS[over.game_points]
     verb = "win" if sides[over.winner].startswith("You") else "wins"
-    return (f'<p class="result" data-winner="{over.winner}" data-game-points='
-            f'"{over.game_points}"><b>{escape(sides[over.winner])} {verb}</b> {scores}: '
-            f'{kind}, {over.game_points} match point{"s" if over.game_points > 1 else ""}.</p>')
+    words, cards = how_it_ended(game, name)
+    ending = (f'<p class="ending">{escape(words)}.</p>'
+              f'{"<div class=cards>" + cards_html(cards, small=True) + "</div>" if cards else ""}'
+              if words else "")
+    return (f'<div class="result" data-winner="{over.winner}" data-game-points='
+            f'"{over.game_points}"><p><b>{escape(sides[over.winner])} {verb}</b> {scores}: '
+            f'{kind}, {over.game_points} match point{"s" if over.game_points > 1 else ""}.</p>'
+            f'{ending}</div>')
+
+
+CLAIM_SECONDS = 10   # with Muggins, a laid card not claimed in this time claims nothing
 
 
 def _claims_html(table: Table) -> str:
-    """With Muggins, what the person counts with the card they lay: what it pegs (empty is 0),
-    and with the last card their hand (and crib)."""
+    """With Muggins, the claim under the hand: in the play a panel the page opens once a card
+    is laid (what it pegs: a button per count, or a number; nothing claimed when the timer
+    runs out); at the count, the person's hand (and crib) with a number each."""
     due = table.claims_due
+    if due == ["play"]:
+        buttons = "".join(f'<button type="button" data-claim-value="{v}" aria-label="claim '
+                          f'{v}">{v}</button>' for v in range(9))
+        return (f'<div class="claims claim-play" id="claim-panel" hidden data-seconds='
+                f'"{CLAIM_SECONDS}" role="group" aria-label="claim what your card pegs">'
+                '<p>You lay <b class="claim-card"></b>. What does it peg? <span class="how">'
+                "(fifteen, 31, pairs, runs; the go and the last card are pegged for you; what "
+                "you miss, or claim over, the bots take)</span></p>"
+                f'<div class="claim-buttons">{buttons}<label>or <input type="number" min="0" '
+                'max="29" data-claim="play" aria-label="points claimed"></label><button '
+                'type="button" class="primary" data-claim-value="input">Claim</button><button '
+                'type="button" data-claim-value="back">Take back</button></div><p class="timer">'
+                f'No claim in <b class="seconds">{CLAIM_SECONDS}</b> s claims nothing.</p></div>')
     if not due:
         return ""
-    peg = ('<label title="fifteen, 31, pairs, runs; the go and the last card are pegged for '
-           'you">your card pegs: <input type="number" min="0" max="29" name="claim-play" '
-           'data-claim="play" placeholder="0"></label>')
-    shows = [what for what in due if what != "play"]
-    starter = C.to_str(table.game.starter) if table.game.starter is not None else ""
-    fields = "".join(
-        f'<label>your {what}: <input type="number" min="0" max="29" required '
-        f'name="claim-{what}" data-claim="{what}"></label>' for what in shows)
-    show = f" Count with the starter {starter}: {fields}" if shows else ""
-    return (f'<p class="claims">Muggins (what you miss, the bots take): {peg}{show}</p>')
+    game = table.game
+    starter = game.starter
+    assert starter is not None
+    rows = []
+    for what in due:
+        cards = game.kept[table.human] if what == "hand" else game.crib
+        rows.append(f'<div class="count-row"><div class="cards">{cards_html(cards, small=True)}'
+                    f'<span class="plus">+</span>{card_html(starter, small=True)}</div><label>'
+                    f'your {what}: <input type="number" min="0" max="29" required data-claim='
+                    f'"{what}" name="claim-{what}" aria-label="your {what} counts"></label></div>')
+    return ('<div class="claims claim-count" id="claim-panel" role="group" aria-label="count '
+            'your show"><p>The play is over: count your '
+            f'{" and ".join(due)} (what you miss, or claim over, the bots take).</p>'
+            f'{"".join(rows)}<button type="button" class="primary" data-action="count">Count'
+            '</button></div>')
 
 
 def table_html(table: Table, key: str) -> str:
@@ -252,7 +336,11 @@ def table_html(table: Table, key: str) -> str:
     events = table.hand_events(shown_hand)
     current = stage not in ("show", "over")
     playable: list[int] = []
-    if current:
+    crib = None
+    if stage == "count":   # every card laid: the hands and the crib are turned to count
+        hands = {table.human: list(game.kept[table.human])}
+        crib = list(game.crib)
+    elif current:
         hands = {table.human: sorted(game.hands[table.human])}
         if stage in ("discard", "play"):
             playable = game.legal_actions()
@@ -262,18 +350,23 @@ def table_html(table: Table, key: str) -> str:
         if table.human not in hands:   # the game ended before the person's hand was counted
             hands[table.human] = (sorted(game.hands[table.human])
                                   if game.hand_number == shown_hand else [])
-    felt = _felt(game, events, name, table.human, hands, playable, current)
     need = table.need - len(game.discards[table.human]) if stage == "discard" else 1
     whose = "your" if game.dealer == table.human else f"{name(game.dealer)}'s"
     if rules.num_players == 4 and game.dealer % 2 == table.human % 2 and stage == "discard":
         whose = "your side's"
+    under_hand = _claims_html(table)
+    if stage == "discard":   # the throw waits for this button: a second look, and an undo
+        under_hand = (f'<button type="button" id="send-discard" class="primary send-discard" '
+                      f'disabled>Throw to {escape(whose)} crib</button>')
+    felt = _felt(game, events, name, table.human, hands, playable, current, crib=crib,
+                 under_hand=under_hand)
     prompt = {
         "cut": "The cut for first deal: the lowest card deals.",
-        "discard": f"Choose {need} card{'s' if need > 1 else ''} for {whose} crib "
-                   f"(click {'them' if need > 1 else 'it'}).",
+        "discard": f"Choose {need} card{'s' if need > 1 else ''} for {whose} crib, "
+                   "then throw.",
         "play": f"Your turn to lay a card: the count is {game.count}." + (
-            " Muggins: count your show before your last card."
-            if len(table.claims_due) > 1 else ""),
+            " Muggins: lay it, then claim what it pegs." if rules.muggins else ""),
+        "count": "Count your show.",
         "show": f"Hand {shown_hand + 1} is counted.",
         "over": "The game is over.",
     }.get(stage, "")
@@ -293,7 +386,8 @@ def table_html(table: Table, key: str) -> str:
                    '</div></div>')
     elif stage in ("show", "over"):
         shows = show_html(events, name)
-        result = _result_html(game, sides) + _summary_html(table) if stage == "over" else ""
+        result = (_result_html(game, sides, name) + _summary_html(table)
+                  if stage == "over" else "")
         button = ('<div class="actions"><button type="button" class="primary" '
                   'data-action="new">New game</button>'
                   f'<a class="button" href="/game/{escape(key)}/record" download>Download the '
@@ -306,18 +400,20 @@ def table_html(table: Table, key: str) -> str:
         title = "Game over" if stage == "over" else f"The show, hand {shown_hand + 1}"
         overlay = (f'<div class="overlay"><div class="panel show"><h2>{title}</h2>{result}'
                    f'{peg_call}'
-                   f'<div class="shows">{shows or "<p>The game ended before the show.</p>"}'
+                   f'<div class="shows">{shows or "<p>No show: the game ended in the play.</p>"}'
                    f'</div>{button}</div></div>')
     return (f'<div id="table" data-game="{escape(key)}" data-seq="{table.seq}" '
             f'data-stage="{stage}" data-need="{need}">'
             f'<div class="topbar">{_scores(game, sides)}<span class="target">to '
             f'{rules.target}</span></div>'
-            f'<div class="board-wrap">{board_svg(rules, peg_history(game), sides)}</div>'
+            f'{_board(game, sides)}'
             f'<div class="main"><div class="centre">{felt}'
-            f'<p class="prompt" role="status">{escape(prompt)}</p>{_claims_html(table)}'
+            f'<p class="prompt" role="status">{escape(prompt)}</p>{peg_call if current else ""}'
             f'<p class="error" role="alert" id="error"></p></div>'
-            f'<aside>{_advice_html(table.advice())}{peg_call if current else ""}'
-            f'<h3>This hand</h3>{_log(events, name)}</aside>{overlay}</div></div>')
+            f'<aside><details class="drawer" open><summary>'
+            f'{"Advice and the log" if table.advice_on else "The log"}</summary>'
+            f'{_advice_html(table.advice())}'
+            f'<h3>This hand</h3>{_log(events, name)}</details></aside>{overlay}</div></div>')
 
 
 def lobby_html(bots: Sequence[str], settings: dict[str, Any] | None = None,
@@ -403,14 +499,14 @@ def replay_html(game: Game, step: int, total: int, labels: Sequence[str], key: s
            f'{hand + 1}</span>{link(step + 1, "move ▶", "next")}'
            f'{link(next_hand, "hand ▶▶", "next-hand")}{link(total, "end ▶|", "last")}</nav>')
     shows = show_html(last_show, name)
-    result = _result_html(game, sides) if game.is_over else ""
+    result = _result_html(game, sides, name) if game.is_over else ""
     extra = "".join(f'<a href="{escape(url)}"{" download" if download else ""}>'
                     f'{escape(text)}</a>' for text, url, download in links)
     return (f'<header><h1>Replay</h1><a href="/">new game</a>{extra}</header>'
             f'<div id="table" class="replay" data-step="{step}">{nav}'
             f'<div class="topbar">{_scores(game, sides)}<span class="target">to '
             f'{rules.target}</span></div>'
-            f'<div class="board-wrap">{board_svg(rules, peg_history(game), sides)}</div>'
+            f'{_board(game, sides)}'
             f'<div class="main"><div class="centre">{felt}{result}'
             f'{"<div class=shows>" + shows + "</div>" if shows else ""}</div>'
             f'<aside><h3>This hand</h3>{_log(events, name)}</aside></div></div>')
