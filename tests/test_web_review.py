@@ -206,3 +206,39 @@ def test_three_players_get_no_review_link_and_a_page_that_says_why():
         assert "Review this game" not in state["html"]
         r = c.get(f"/game/{state['id']}/review")
         assert r.status_code == 200 and "Only 2-player games are reviewed" in r.text
+
+
+def test_the_advice_in_the_play_is_the_strongest_agents():
+    """With 2 players the play's advice is the search's (the Champion): its card, each card's
+    chance to win from the same seeded search as the review, the same on every render; the
+    result counts the chance given up, not points. The discard's advice marks the Champion's
+    throw beside the exact values."""
+    pytest.importorskip("numba")
+    from agents.web.review import search_values, strongest_throw
+    from agents.web.table import advice_summary, throw_key
+
+    table = Table(Rules(target=61), bot="greedy", seed=11, advice=True)
+    seen = 0
+    while table.stage != "over":
+        if table.stage in ("cut", "show"):
+            table.act(table.seq, action="next")
+            continue
+        advice = table.advice()
+        legal = table.game.legal_actions()
+        if table.stage == "discard":   # the exact values, and the Champion's own throw
+            thrown = strongest_throw(table.game)
+            assert advice.champion == throw_key(advice, thrown) and len(thrown) == 2
+            assert advice.champion in advice.values and "The Champion throws" in advice.reason
+        if table.stage == "play" and len(legal) > 1:
+            assert advice.unit == "win" and advice == table.advice()
+            card, win = search_values(table.view(), legal, 11, len(table.game.actions))
+            assert advice.best == C.to_str(card)
+            assert advice.values == {C.to_str(c): 100.0 * v for c, v in win.items()}
+            assert "the Champion lays" in advice.reason
+            seen += 1
+        need = (table.need - len(table.game.discards[0]) if table.stage == "discard" else 1)
+        table.act(table.seq, cards=legal[-need:])      # not always the advice
+    summary = advice_summary(table.decisions)
+    plays = [d for d in table.decisions if d.kind == "play" and d.advice.unit == "win"]
+    assert seen >= 5 and summary["play_win"] == pytest.approx(sum(d.loss for d in plays))
+    assert all(d.advice.unit == "points" for d in summary["worst"])

@@ -46,7 +46,8 @@ from cribenv import cards as C
 from cribenv.discard import analyse_discards
 from cribenv.game import Game, Phase
 
-__all__ = ["PLAY_SPEC", "Review", "Reviewed", "points_as_win", "review_game"]
+__all__ = ["PLAY_SPEC", "Review", "Reviewed", "points_as_win", "review_game", "search_values",
+           "strongest_throw"]
 
 #: The agent asked about each card of the play (about 10 ms a decision).
 PLAY_SPEC = "search:ppo:shipped?playouts=200"
@@ -188,15 +189,48 @@ def _discard(game: Game, seat: int, move: int, thrown: list[int]) -> Reviewed:
         list(view.hand), [], 0, None, list(game.scores), view.crib_is_own)
 
 
-def _play(game: Game, seat: int, move: int, chosen: int, seed: int) -> Reviewed:
-    view = game.view(seat)
-    legal = game.legal_actions()
-    with _searcher_lock:   # one agent for every review: seeded afresh for each decision
+def search_values(view: Any, legal: list[int], seed: int, move: int
+                  ) -> tuple[int, dict[int, float]] | None:
+    """The strongest agent's word on a card of the play (:data:`PLAY_SPEC`, seeded by
+    ``[seed, move]`` so the same position gets the same answer): its card and each legal
+    card's mean chance to win (0..1); None where the search does not run (no batched engine,
+    a target other than 121 or 61, or a single legal card)."""
+    with _searcher_lock:   # one agent for every review and advice: seeded afresh each time
         bot = _search()
+        if bot is None:
+            return None
         bot.rng = np.random.default_rng([seed, move])
         card = int(bot.choose(view, legal))
+        if "cards" not in bot.last:
+            return None
         cards, values = list(bot.last["cards"]), [float(v) for v in bot.last["values"]]
-    value = dict(zip(cards, values))
+    return card, dict(zip(cards, values))
+
+
+def strongest_throw(game: Game) -> list[int] | None:
+    """The cards the strongest agent throws from the hand dealt to the seat to act (its
+    network's discard, which weighs the play as well as the show); None without the search
+    (no batched engine)."""
+    with _searcher_lock:
+        bot = _search()
+        if bot is None:
+            return None
+        trial = game.clone()
+        seat = trial.current_player
+        thrown = []
+        while trial.current_player == seat and trial.phase is Phase.DISCARD:
+            card = int(bot.base.choose(trial.view(seat), trial.legal_actions()))
+            thrown.append(card)
+            trial.step(card)
+    return thrown
+
+
+def _play(game: Game, seat: int, move: int, chosen: int, seed: int) -> Reviewed:
+    view = game.view(seat)
+    got = search_values(view, game.legal_actions(), seed, move)
+    assert got is not None   # review_game checked that the search runs
+    card, value = got
+    values = list(value.values())
     cost = 100.0 * max(0.0, max(values) - value[chosen])
     options = sorted(({"card": C.to_str(c), "value": 100.0 * v} for c, v in value.items()),
                      key=lambda o: (-o["value"], o["card"] != C.to_str(card)))

@@ -46,7 +46,8 @@ from cribenv.game import (
 from cribenv.scoring import peg_breakdown
 
 __all__ = ["Advice", "Decision", "MoveError", "StaleMoveError", "Table", "advice_summary",
-           "describe_peg", "discard_advice", "play_advice", "throw_key"]
+           "describe_peg", "discard_advice", "play_advice", "strongest_play_advice",
+           "throw_key"]
 
 TABLE_FORMAT = "cribenv-table/1"
 
@@ -71,13 +72,16 @@ class StaleMoveError(MoveError):
 class Advice:
     """The advisor's word on one decision: the options with their values (best first), the
     card(s) it recommends and a one-line reason. ``values`` maps an option key (the thrown or
-    laid cards as a string, e.g. ``"5H 5S"``) to its value in expected points."""
+    laid cards as a string, e.g. ``"5H 5S"``) to its value in ``unit``: ``"points"``
+    (expected points) or ``"win"`` (the chance to win, in percent)."""
 
     kind: str                     # "discard" or "play"
     best: str
     reason: str
     options: list[dict[str, Any]]
     values: dict[str, float] = field(default_factory=dict)
+    unit: str = "points"
+    champion: str | None = None   # the discard: the strongest agent's throw (it counts the play)
 
 
 def discard_advice(view: PlayerView) -> Advice:
@@ -136,6 +140,34 @@ def play_advice(view: PlayerView, legal: list[int]) -> Advice:
                   {o["card"]: o["value"] for o in options})
 
 
+def strongest_play_advice(view: PlayerView, legal: list[int], seed: int, move: int
+                          ) -> Advice | None:
+    """The strongest agent's choice in the play (the Champion's search,
+    :func:`agents.web.review.search_values`, 2 players): each legal card with the points it
+    pegs now and its chance to win over the search's playouts, in percent. None where the
+    search cannot run (3 or 4 players, or no batched engine): :func:`play_advice` then."""
+    if view.num_players != 2:
+        return None
+    from agents.web.review import search_values
+
+    got = search_values(view, legal, seed, move)
+    if got is None:
+        return None
+    choice, win = got
+    series = view.series_cards
+    options = []
+    for card in legal:
+        now = peg_breakdown([*series, card]).total
+        options.append({"card": C.to_str(card), "now": now, "value": 100.0 * win[card],
+                        "how": describe_peg([*series, card]) if now else ""})
+    options.sort(key=lambda o: (-o["value"], o["card"] != C.to_str(choice)))
+    best = next(o for o in options if o["card"] == C.to_str(choice))
+    reason = (f"the Champion lays {best['card']}: {best['value']:.1f}% to win over its playouts"
+              + (f"; it pegs {best['now']} now ({best['how']})" if best["now"] else ""))
+    return Advice("play", best["card"], reason, options,
+                  {o["card"]: o["value"] for o in options}, unit="win")
+
+
 def describe_peg(series: Sequence[int]) -> str:
     """What the last card of ``series`` pegs, in a player's words (go and last card excluded;
     :func:`agents.web.words.score_words`).
@@ -165,16 +197,19 @@ class Decision:
 
 def advice_summary(decisions: Sequence[Decision]) -> dict[str, Any]:
     """How many ``decisions`` followed the advice, the expected points given up in the discard,
-    in the play and in all, and the three costliest decisions (``worst``)."""
-    by_kind = {"discard": 0.0, "play": 0.0}
+    in the play and in all (``play_win``: the chance to win given up in the play, in
+    percentage points, where the strongest agent advised), and the three costliest decisions
+    by points (``worst``)."""
+    by_kind = {"discard": 0.0, "play": 0.0, "play_win": 0.0}
     followed = 0
     for d in decisions:
-        by_kind[d.kind] += d.loss
+        by_kind[d.kind if d.advice.unit == "points" else f"{d.kind}_win"] += d.loss
         followed += d.loss < 1e-9
+    in_points = [d for d in decisions if d.advice.unit == "points"]
     return {"decisions": len(decisions), "followed": followed,
             "discard": by_kind["discard"], "play": by_kind["play"],
-            "total": by_kind["discard"] + by_kind["play"],
-            "worst": sorted(decisions, key=lambda d: -d.loss)[:3]}
+            "play_win": by_kind["play_win"], "total": by_kind["discard"] + by_kind["play"],
+            "worst": sorted(in_points, key=lambda d: -d.loss)[:3]}
 
 
 def throw_key(advice: Advice, ids: Sequence[int]) -> str:
@@ -284,8 +319,19 @@ class Table:
         if self.stage == "discard":
             if view.discards:   # 3/4 players lay one card: the advice was for the dealt hand
                 return None
-            return discard_advice(view)
-        return play_advice(view, self.game.legal_actions())
+            advice = discard_advice(view)
+            if view.num_players == 2:
+                from agents.web.review import strongest_throw
+
+                thrown = strongest_throw(self.game)
+                if thrown is not None:
+                    advice.champion = throw_key(advice, thrown)
+                    advice.reason += (f". The Champion throws {advice.champion}: its network "
+                                      "weighs the play as well as the show")
+            return advice
+        legal = self.game.legal_actions()
+        return (strongest_play_advice(view, legal, self.seed or 0, len(self.game.actions))
+                or play_advice(view, legal))
 
     def seat_names(self) -> list[str]:
         """Each seat as the person sees it: "You", the bot's name (with its seat when there

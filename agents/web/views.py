@@ -189,29 +189,39 @@ def _log(events: Sequence[Any], name: Callable[[int], str]) -> str:
 _THROW_HEAD = "<tr><th>throw</th><th>keep</th><th>hand</th><th>crib</th><th>value</th></tr>"
 
 
-def _throw_rows(options: list[dict[str, Any]], best: str, chosen: str | None = None) -> str:
-    """The rows of a throws table (the advice's, a review's): the best throw marked, and the
-    one ``chosen`` if given."""
+def _throw_rows(options: list[dict[str, Any]], best: str, chosen: str | None = None,
+                champion: str | None = None) -> str:
+    """The rows of a throws table (the advice's, a review's): the best throw marked, the one
+    ``chosen`` and the ``champion``'s (the strongest agent's) if given."""
     return "".join(
         f'<tr class="{"best" if o["throw"] == best else ""}'
-        f'{" chosen" if o["throw"] == chosen else ""}" data-throw="{o["throw"]}">'
+        f'{" chosen" if o["throw"] == chosen else ""}'
+        f'{" champion" if o["throw"] == champion else ""}" data-throw="{o["throw"]}">'
         f'<td>{with_suits(o["throw"])}</td><td>{with_suits(o["keep"])}</td>'
         f'<td>{o["hand"]:.2f}</td>'
         f'<td>{o["crib"]:.2f}</td><td>{o["value"]:+.2f}</td></tr>' for o in options)
+
+
+def _advice_value(value: float, win: bool) -> str:
+    """An option's value as the advice shows it: a chance to win, or expected points."""
+    return f"{value:.1f}%" if win else f"{value:+.2f}"
 
 
 def _advice_html(advice: Advice | None) -> str:
     if advice is None:
         return ""
     if advice.kind == "discard":
-        head, rows = _THROW_HEAD, _throw_rows(advice.options, advice.best)
+        head, rows = _THROW_HEAD, _throw_rows(advice.options, advice.best,
+                                              champion=advice.champion)
     else:
-        head = "<tr><th>card</th><th>pegs now</th><th>value</th></tr>"
+        win = advice.unit == "win"
+        head = (f"<tr><th>card</th><th>pegs now</th><th>{'to win' if win else 'value'}</th>"
+                "</tr>")
         rows = "".join(
             f'<tr class="{"best" if o["card"] == advice.best else ""}" data-card-option='
             f'"{o["card"]}"><td>{with_suits(o["card"])}</td><td>{o["now"]}'
             f'{(" · " + escape(o["how"])) if o["how"] else ""}</td>'
-            f'<td>{o["value"]:+.2f}</td></tr>' for o in advice.options)
+            f'<td>{_advice_value(o["value"], win)}</td></tr>' for o in advice.options)
     return (f'<section class="advice" data-best="{advice.best}"><h3>Advice</h3>'
             f'<p>{escape(with_suits(advice.reason))}</p><table>{head}{rows}</table></section>')
 
@@ -225,8 +235,12 @@ def _summary_html(table: Table) -> str:
         f"{d.advice.best} (-{d.loss:.2f})</li>" for d in s["worst"] if d.loss > 1e-9)
     return (f'<section class="summary" data-lost="{s["total"]:.3f}"><h3>Against the advice'
             f'</h3><p>{s["followed"]} of {s["decisions"]} decisions followed the advice. '
-            f'Expected points given up: {s["discard"]:.2f} in the discard, {s["play"]:.2f} '
-            f'in the play, {s["total"]:.2f} in all.</p>'
+            + (f'Given up: {s["discard"]:.2f} expected points in the discard, '
+               f'{s["play_win"]:.1f} percentage points of the chance to win in the play '
+               "(the review ranks them on one scale)."
+               if s["play_win"] else
+               f'Expected points given up: {s["discard"]:.2f} in the discard, {s["play"]:.2f} '
+               f'in the play, {s["total"]:.2f} in all.') + "</p>"
             + (f"<ul>{worst}</ul>" if worst else "") + "</section>")
 
 
