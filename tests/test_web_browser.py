@@ -151,10 +151,71 @@ def _overlap(a: dict, b: dict) -> bool:
             and a["top"] < b["bottom"] - 0.5 and b["top"] < a["bottom"] - 0.5)
 
 
+# WCAG 2 contrast of every visible piece of text against what is behind it: the colours of
+# its ancestors laid over the lightest point of the felt (the gradient's centre), the text
+# faded by its opacity. Text faded below 0.6 on purpose (a finished series, a card that may
+# not be laid) is inactive and exempt, as WCAG exempts inactive controls.
+_CONTRAST_JS = """(felt) => {
+  const parse = (c) => { const m = c.match(/[\\d.]+/g).map(Number);
+    return [m[0], m[1], m[2], m.length > 3 ? m[3] : 1]; };
+  const over = (top, under) => [0, 1, 2].map((i) => top[i] * top[3] + under[i] * (1 - top[3]));
+  const lum = (rgb) => { const f = (v) => { v /= 255;
+      return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+    return 0.2126 * f(rgb[0]) + 0.7152 * f(rgb[1]) + 0.0722 * f(rgb[2]); };
+  const bad = [];
+  const els = document.querySelectorAll("body *");
+  for (const el of els) {
+    const own = [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+    if (!own || !el.getClientRects().length) continue;
+    const style = getComputedStyle(el);
+    if (style.visibility === "hidden" || el.closest("[hidden], details:not([open]) > :not(summary)")) continue;
+    const svg = el instanceof SVGElement;
+    let alpha = 1, chain = [];
+    let outside = false;   // an absolutely placed element beside its parent (a caption)
+    for (let a = el; a && a !== document.documentElement; a = a.parentElement) {
+      const cs = getComputedStyle(a);
+      alpha *= Number(cs.opacity);
+      const fill = a instanceof SVGElement && a.tagName !== "svg" ? null : cs.backgroundColor;
+      if (fill && !outside) chain.push(parse(fill));
+      outside = false;
+      if (cs.position === "absolute" && a.parentElement) {
+        const r = a.getBoundingClientRect(), p = a.parentElement.getBoundingClientRect();
+        outside = r.top >= p.bottom - 1 || r.bottom <= p.top + 1;
+      }
+      if (a.tagName === "svg") { const wood = a.querySelector(".wood");
+        chain.push(parse(getComputedStyle(wood).fill)); break; }
+    }
+    if (alpha < 0.6) continue;
+    let bg = parse(felt).slice(0, 3);
+    for (const c of chain.reverse()) bg = over(c, bg);
+    const fg = parse(svg ? style.fill : style.color);
+    const text = over([fg[0], fg[1], fg[2], fg[3] * alpha], bg);
+    const [hi, lo] = [lum(text), lum(bg)].sort((x, y) => y - x);
+    const ratio = (hi + 0.05) / (lo + 0.05);
+    const size = parseFloat(style.fontSize) * (svg ? el.getScreenCTM().a : 1);
+    const large = size >= 24 || (size >= 18.66 && Number(style.fontWeight) >= 700);
+    if (ratio < (large ? 3 : 4.5)) bad.push([el.textContent.trim().slice(0, 30), el.className.baseVal ?? el.className, Math.round(ratio * 100) / 100]);
+  }
+  return bad;
+}"""
+
+
+def check_contrast(page) -> None:
+    """Every visible text on the page reads against its background (WCAG AA: 4.5, 3 for
+    large text); :data:`_CONTRAST_JS` says how."""
+    felt = page.evaluate("getComputedStyle(document.documentElement)"
+                         ".getPropertyValue('--felt').trim()")
+    rgb = "rgb(" + ", ".join(str(int(felt[i:i + 2], 16)) for i in (1, 3, 5)) + ")"
+    bad = page.evaluate(_CONTRAST_JS, rgb)
+    assert not bad, f"text below the contrast it needs: {bad[:8]}"
+
+
 def check_layout(page) -> None:
     """What a player sees fits: the board shown (the long one, or the folded one on a phone)
     has its holes at least 6 px apart and its names clear of the pegs; the names under the
-    cards laid do not run into each other; nothing is wider than the screen."""
+    cards laid do not run into each other; nothing is wider than the screen; every text reads
+    (once the bots' cards have landed)."""
+    page.evaluate("Promise.all(document.getAnimations().map((a) => a.finished))")
     board = next(b for b in page.locator("svg.board").all() if b.is_visible())
     holes = _boxes(page, f"svg.board.{board.get_attribute('class').split()[-1]} .holes circle")
     centres = sorted({round(h["left"] + h["width"] / 2, 2) for h in holes})
@@ -167,6 +228,7 @@ def check_layout(page) -> None:
     assert not any(_overlap(a, b) for i, a in enumerate(captions) for b in captions[i + 1:])
     width = page.evaluate("document.documentElement.clientWidth")
     assert page.evaluate("document.documentElement.scrollWidth") <= width + 1
+    check_contrast(page)
 
 
 def test_a_whole_game_by_clicking_with_advice(browser, server, shots):
@@ -214,6 +276,7 @@ def test_a_whole_game_by_clicking_with_advice(browser, server, shots):
     assert 1 <= worst.count() <= 3 and worst.count() == len(table.game_review().worst)
     assert review.locator(".decision.worst").count() == worst.count()
     review.screenshot(path=str(shots / "review.png"), full_page=True)
+    check_contrast(review)
     move = worst.first.get_attribute("data-move")
     worst.first.locator("a[rel=step]").click()
     review.wait_for_selector(".replay")
@@ -224,6 +287,55 @@ def test_a_whole_game_by_clicking_with_advice(browser, server, shots):
     page.click("[data-action=new]")
     page.wait_for_selector("#table[data-stage=cut]")
     assert page.evaluate("window.__same_page") is True
+    page.close()
+
+
+def _tab_to(page, selector: str) -> None:
+    """Press Tab until the focus is on an element matching ``selector``."""
+    for _ in range(80):
+        page.keyboard.press("Tab")
+        if page.evaluate(f"document.activeElement.matches({selector!r})"):
+            return
+    pytest.fail(f"Tab never reached {selector}: " + page.evaluate("document.getElementById('table').dataset.stage + ' ' + document.activeElement.outerHTML.slice(0, 120)"))
+
+
+def test_a_hand_by_keyboard_alone(browser, server):
+    """Every control is reachable by keyboard: the deal, the throw (cards chosen with Space,
+    the throw button), the cards of the play and, with Muggins, the claim and the count."""
+    base, app = server
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(base + "/")
+    page.select_option("select[name=bot]", "greedy")
+    page.check("input[name=muggins]")
+    _tab_to(page, "#new-game button[type=submit]")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#table[data-stage=cut]")
+    table = app.state.games.get(page.get_attribute("#table", "data-game"))
+    _tab_to(page, "[data-action=next]")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#table[data-stage=discard]")
+    for _ in range(2):
+        _tab_to(page, "#hand .playable:not(.selected)")
+        page.keyboard.press("Space")
+    _tab_to(page, "#send-discard")
+    page.keyboard.press("Enter")
+    page.wait_for_function("document.getElementById('table').dataset.stage !== 'discard'")
+    while page.get_attribute("#table", "data-stage") == "play":
+        seq = page.get_attribute("#table", "data-seq")
+        _tab_to(page, "#hand .playable")
+        page.keyboard.press("Enter")                   # laid: the claim panel takes the focus
+        assert page.evaluate("document.activeElement.dataset.claimValue") == "0"
+        page.keyboard.press("Enter")                   # claims 0
+        _wait_move(page, seq)
+    if page.get_attribute("#table", "data-stage") == "count":
+        for box in page.locator("#claim-panel input").all():
+            box.focus()
+            page.keyboard.type("0")
+        _tab_to(page, "[data-action=count]")
+        page.keyboard.press("Enter")
+        page.wait_for_function("document.getElementById('table').dataset.stage !== 'count'")
+    assert table.stage in ("show", "over")
+    assert len([m for m in table.moves if m[0] == "cards"]) >= 5   # the throw and the play
     page.close()
 
 
