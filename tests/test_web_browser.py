@@ -168,7 +168,8 @@ _CONTRAST_JS = """(felt) => {
     const own = [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
     if (!own || !el.getClientRects().length) continue;
     const style = getComputedStyle(el);
-    if (style.visibility === "hidden" || el.closest("[hidden], details:not([open]) > :not(summary)")) continue;
+    const folded = "[hidden], details:not([open]) > :not(summary)";
+    if (style.visibility === "hidden" || el.closest(folded)) continue;
     const svg = el instanceof SVGElement;
     let alpha = 1, chain = [];
     let outside = false;   // an absolutely placed element beside its parent (a caption)
@@ -194,7 +195,10 @@ _CONTRAST_JS = """(felt) => {
     const ratio = (hi + 0.05) / (lo + 0.05);
     const size = parseFloat(style.fontSize) * (svg ? el.getScreenCTM().a : 1);
     const large = size >= 24 || (size >= 18.66 && Number(style.fontWeight) >= 700);
-    if (ratio < (large ? 3 : 4.5)) bad.push([el.textContent.trim().slice(0, 30), el.className.baseVal ?? el.className, Math.round(ratio * 100) / 100]);
+    if (ratio < (large ? 3 : 4.5)) {
+      const cls = el.className.baseVal ?? el.className;
+      bad.push([el.textContent.trim().slice(0, 30), cls, Math.round(ratio * 100) / 100]);
+    }
   }
   return bad;
 }"""
@@ -247,6 +251,7 @@ def test_a_whole_game_by_clicking_with_advice(browser, server, shots):
     assert page.locator(".advice tr[data-throw]").count() == 15
     page.screenshot(path=str(shots / "web-table.png"), animations="disabled")
     table = _play_game_by_clicking(page, app, shots, "two-player")
+    page.wait_for_function(_PEGS_LANDED, timeout=5_000)   # walked hole by hole to the end
     page.screenshot(path=str(shots / "two-player-over.png"), animations="disabled")
     game = table.game
     result = page.locator(".result")
@@ -290,13 +295,66 @@ def test_a_whole_game_by_clicking_with_advice(browser, server, shots):
     page.close()
 
 
+# Every front peg stands on the hole its side's score says (after walking there).
+_PEGS_LANDED = """() => [...document.querySelectorAll("svg.board")].every((svg) => {
+  const lanes = svg.querySelectorAll("g.holes");
+  return [...svg.querySelectorAll(".side-pegs")].every((g) => {
+    const front = Number(g.dataset.front), peg = g.querySelector(".front-peg");
+    if (front === 0) return true;
+    const hole = lanes[Number(g.dataset.side)].querySelectorAll("circle")[front - 1];
+    return peg.getAttribute("cx") === hole.getAttribute("cx")
+      && peg.getAttribute("cy") === hole.getAttribute("cy");
+  });
+})"""
+
+
+def test_the_pegs_walk_hole_by_hole(browser, server):
+    """A peg moved on by a score walks through every hole between its old place and its new
+    one, and stops there (the page's ``walkPegs``, as run after each move)."""
+    base, app = server
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(base + "/")
+    page.click("#new-game button[type=submit]")
+    page.wait_for_selector("#table[data-stage=cut]")
+    table = app.state.games.get(page.get_attribute("#table", "data-game"))
+    while max(table.game.scores) < 4:
+        seq = page.get_attribute("#table", "data-seq")
+        if table.stage in ("cut", "show"):
+            page.click("[data-action=next]")
+        elif table.stage == "discard":
+            throw(page)
+        else:
+            page.locator("#hand .playable").first.click()
+        _wait_move(page, seq)
+    page.wait_for_function(_PEGS_LANDED, timeout=5_000)
+    side = 0 if table.game.scores[0] >= 4 else 1
+    front = int(page.get_attribute(f'svg.board.wide g.side-pegs[data-side="{side}"]',
+                                   "data-front"))
+    seen = page.evaluate("""async ([side, from]) => {
+      const svg = document.querySelector("svg.board.wide");
+      const peg = svg.querySelector(`.side-pegs[data-side="${side}"] .front-peg`);
+      const seen = [];
+      new MutationObserver(() => { const x = peg.getAttribute("cx");
+        if (seen[seen.length - 1] !== x) seen.push(x); }).observe(peg, {attributes: true});
+      walkPegs({[side]: from, game: tableEl().dataset.game});
+      await new Promise((done) => setTimeout(done, 1500));
+      return seen;
+    }""", [side, front - 3])
+    holes = page.locator(f"svg.board.wide g.holes >> nth={side}").locator("circle")
+    want = [holes.nth(h - 1).get_attribute("cx") for h in range(front - 3, front + 1)]
+    assert seen == want
+    page.wait_for_function(_PEGS_LANDED, timeout=5_000)
+    page.close()
+
+
 def _tab_to(page, selector: str) -> None:
     """Press Tab until the focus is on an element matching ``selector``."""
     for _ in range(80):
         page.keyboard.press("Tab")
         if page.evaluate(f"document.activeElement.matches({selector!r})"):
             return
-    pytest.fail(f"Tab never reached {selector}: " + page.evaluate("document.getElementById('table').dataset.stage + ' ' + document.activeElement.outerHTML.slice(0, 120)"))
+    where = page.evaluate("document.activeElement.outerHTML.slice(0, 120)")
+    pytest.fail(f"Tab never reached {selector} (the focus is on {where})")
 
 
 def test_a_hand_by_keyboard_alone(browser, server):

@@ -27,10 +27,12 @@ async function send(url, body) {
       return;
     }
     const old = tableEl();
+    const fronts = pegFronts(old);
     const holder = document.createElement("div");
     holder.innerHTML = data.html;
     old.replaceWith(holder.firstElementChild);
     fitDrawer();
+    walkPegs(fronts);
     if (data.url && location.pathname !== data.url) history.replaceState(null, "", data.url);
   } catch (err) {
     showError("the server cannot be reached: " + err);
@@ -56,6 +58,42 @@ document.addEventListener("click", (event) => {
 });
 
 fitDrawer();
+
+// The pegs move hole by hole from where they stood before the move (not with reduced motion).
+function pegFronts(table) {
+  const fronts = {};
+  if (!table || table.dataset.game === undefined) return fronts;
+  for (const g of table.querySelectorAll("svg.board.wide .side-pegs")) fronts[g.dataset.side] = Number(g.dataset.front);
+  fronts.game = table.dataset.game;
+  return fronts;
+}
+
+function walkPegs(fronts) {
+  const table = tableEl();
+  if (!table || fronts.game !== table.dataset.game) return;
+  if (matchMedia("(prefers-reduced-motion: reduce)").matches) return;
+  for (const svg of table.querySelectorAll("svg.board")) {
+    const lanes = svg.querySelectorAll("g.holes");
+    for (const g of svg.querySelectorAll(".side-pegs")) {
+      const from = fronts[g.dataset.side], to = Number(g.dataset.front);
+      if (from === undefined || to <= from) continue;
+      const peg = g.querySelector(".front-peg");
+      const holes = lanes[Number(g.dataset.side)].querySelectorAll("circle");
+      let at = from;
+      const place = (hole) => {
+        const h = holes[Math.max(hole, 1) - 1];
+        peg.setAttribute("cx", h.getAttribute("cx"));
+        peg.setAttribute("cy", h.getAttribute("cy"));
+      };
+      place(from);
+      const timer = setInterval(() => {
+        at += 1;
+        place(at);
+        if (at >= to) clearInterval(timer);
+      }, Math.max(25, Math.min(90, 700 / (to - from))));
+    }
+  }
+}
 
 function move(body) {
   const t = tableEl();
