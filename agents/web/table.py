@@ -85,33 +85,44 @@ class Advice:
 
 
 def discard_advice(view: PlayerView) -> Advice:
-    """The exact expected value of every throw of the cards dealt to ``view``'s seat (the
-    ``discard`` analysis; 3/4 players: :func:`cribenv.discard.discard_evs` for one card).
+    """Every throw of the cards dealt to ``view``'s seat valued: the exact expected points of
+    the hand and the crib (the ``discard`` analysis; 3/4 players:
+    :func:`cribenv.discard.discard_evs` for one card) and, with 2 players, the play: the
+    expected pegging differential of the kept cards (:mod:`agents.peg_values`, learned from
+    self-play, as the expert counts it). ``value`` is their sum.
 
     >>> from cribenv.game import Deal
     >>> deal = Deal(0, ["5S 4S 2S 8D 6H 8C", "AH 2H 3H 7D 9D KS"], "5D")
     >>> advice = discard_advice(Game(Rules(), seed=0, deals=[deal]).view(0))
-    >>> advice.best, round(advice.options[0]["hand"], 3)   # the dealer throws the eights
-    ('8C 8D', 8.5)
+    >>> best = advice.options[0]
+    >>> advice.best, round(best["hand"], 3), round(best["play"], 2)   # the dealer throws 88
+    ('8C 8D', 8.5, 1.99)
     """
     own = view.own_cards
     crib_sign = 1.0 if view.crib_is_own else -1.0
     options = []
     if view.num_players == 2:
+        from agents.peg_values import shipped
+
+        pegging = shipped()
         for opt in analyse_discards(own, is_dealer=view.crib_is_own):
+            play = pegging.value(opt.keep, view.crib_is_own)
             options.append({"throw": C.to_str_many(opt.throw), "keep": C.to_str_many(opt.keep),
-                            "hand": opt.hand_ev, "crib": opt.crib_ev, "value": opt.expected})
+                            "hand": opt.hand_ev, "crib": opt.crib_ev, "play": play,
+                            "value": opt.expected + play})
     else:
         keeps, throws, hand_ev, crib_ev = discard_evs(own, None, view.discards_per_player)
         for keep, throw, h, c in zip(keeps, throws, hand_ev, crib_ev):
             options.append({"throw": C.to_str_many(throw), "keep": C.to_str_many(keep),
                             "hand": h, "crib": c, "value": h + crib_sign * c})
-        options.sort(key=lambda o: (-o["value"], -o["hand"], o["throw"]))
+    options.sort(key=lambda o: (-o["value"], -o["hand"], o["throw"]))
     best = options[0]
     whose = "your" if view.crib_is_own else "the opponent's"
+    play = (f", {best['play']:+.2f} in the play (the kept cards' learned pegging)"
+            if "play" in best else "")
     reason = (f"keep {best['keep']}: {best['hand']:.2f} expected in hand, "
-              f"{'+' if view.crib_is_own else '-'}{best['crib']:.2f} in {whose} crib "
-              f"(exact over every starter and random crib cards; pegging ignored)")
+              f"{'+' if view.crib_is_own else '-'}{best['crib']:.2f} in {whose} crib{play} "
+              "(the show exact over every starter and random crib cards)")
     return Advice("discard", best["throw"], reason, options,
                   {o["throw"]: o["value"] for o in options})
 

@@ -186,20 +186,23 @@ def _log(events: Sequence[Any], name: Callable[[int], str]) -> str:
 
 
 
-_THROW_HEAD = "<tr><th>throw</th><th>keep</th><th>hand</th><th>crib</th><th>value</th></tr>"
-
-
-def _throw_rows(options: list[dict[str, Any]], best: str, chosen: str | None = None,
-                champion: str | None = None) -> str:
-    """The rows of a throws table (the advice's, a review's): the best throw marked, the one
-    ``chosen`` and the ``champion``'s (the strongest agent's) if given."""
-    return "".join(
+def _throw_table(options: list[dict[str, Any]], best: str, chosen: str | None = None,
+                 champion: str | None = None) -> str:
+    """A throws table (the advice's, a review's): the best throw marked, the one ``chosen``
+    and the ``champion``'s (the strongest agent's) if given; a play column where the options
+    count the play."""
+    play = "play" in options[0]
+    head = ("<tr><th>throw</th><th>keep</th><th>hand</th><th>crib</th>"
+            + ("<th>play</th>" if play else "") + "<th>value</th></tr>")
+    rows = "".join(
         f'<tr class="{"best" if o["throw"] == best else ""}'
         f'{" chosen" if o["throw"] == chosen else ""}'
         f'{" champion" if o["throw"] == champion else ""}" data-throw="{o["throw"]}">'
         f'<td>{with_suits(o["throw"])}</td><td>{with_suits(o["keep"])}</td>'
-        f'<td>{o["hand"]:.2f}</td>'
-        f'<td>{o["crib"]:.2f}</td><td>{o["value"]:+.2f}</td></tr>' for o in options)
+        f'<td>{o["hand"]:.2f}</td><td>{o["crib"]:.2f}</td>'
+        + (f'<td>{o["play"]:+.2f}</td>' if play else "")
+        + f'<td>{o["value"]:+.2f}</td></tr>' for o in options)
+    return f"<table>{head}{rows}</table>"
 
 
 def _advice_value(value: float, win: bool) -> str:
@@ -211,8 +214,7 @@ def _advice_html(advice: Advice | None) -> str:
     if advice is None:
         return ""
     if advice.kind == "discard":
-        head, rows = _THROW_HEAD, _throw_rows(advice.options, advice.best,
-                                              champion=advice.champion)
+        table = _throw_table(advice.options, advice.best, champion=advice.champion)
     else:
         win = advice.unit == "win"
         head = (f"<tr><th>card</th><th>pegs now</th><th>{'to win' if win else 'value'}</th>"
@@ -222,8 +224,9 @@ def _advice_html(advice: Advice | None) -> str:
             f'"{o["card"]}"><td>{with_suits(o["card"])}</td><td>{o["now"]}'
             f'{(" · " + escape(o["how"])) if o["how"] else ""}</td>'
             f'<td>{_advice_value(o["value"], win)}</td></tr>' for o in advice.options)
+        table = f"<table>{head}{rows}</table>"
     return (f'<section class="advice" data-best="{advice.best}"><h3>Advice</h3>'
-            f'<p>{escape(with_suits(advice.reason))}</p><table>{head}{rows}</table></section>')
+            f'<p>{escape(with_suits(advice.reason))}</p>{table}</section>')
 
 
 def _summary_html(table: Table) -> str:
@@ -554,7 +557,7 @@ def _verdict(d: Reviewed) -> str:
 
 def _options_html(d: Reviewed) -> str:
     if d.kind == "discard":
-        head, rows = _THROW_HEAD, _throw_rows(d.options, d.best, d.chosen)
+        table = _throw_table(d.options, d.best, d.chosen)
         what = f"all {len(d.options)} throws (expected points; pegging ignored)"
     else:
         head = "<tr><th>card</th><th>chance to win</th></tr>"
@@ -562,9 +565,9 @@ def _options_html(d: Reviewed) -> str:
             f'<tr class="{"best" if o["card"] == d.best else ""}'
             f'{" chosen" if o["card"] == d.chosen else ""}" data-card-option="{o["card"]}">'
             f'<td>{o["card"]}</td><td>{o["value"]:.1f}%</td></tr>' for o in d.options)
+        table = f"<table>{head}{rows}</table>"
         what = f"the {len(d.options)} cards you could lay (the search's estimates)"
-    return (f'<details class="options"><summary>{what}</summary><table>{head}{rows}</table>'
-            "</details>")
+    return f'<details class="options"><summary>{what}</summary>{table}</details>'
 
 
 def _position_html(d: Reviewed) -> str:
