@@ -85,7 +85,7 @@ def test_sections_have_the_documented_shape():
 
     names = benchmarks.section_names()
     assert names == ["scoring", "engine", "vector_engine", "env", "search", "protocol",
-                     "sb3", "training"]   # by ORDER, then name
+                     "sb3", "training", "libraries"]   # by ORDER, then name
     for name in names:
         section = benchmarks.load_section(name)
         assert callable(section.run) and callable(section.report), name
@@ -176,3 +176,17 @@ def test_bench_finds_its_own_package_when_another_benchmarks_shadows_it(tmp_path
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert "vector_engine" in out.stdout and "Traceback" not in out.stderr
+
+
+def test_the_libraries_section_prints_each_route_and_the_ratio(monkeypatch, capsys):
+    """Gymnasium's two routes measured in one run (the other libraries, slower to start,
+    are left out here): the batched route is the faster, and the line says by how much."""
+    import benchmarks.libraries as libraries
+
+    monkeypatch.setattr(libraries, "LIBRARIES", {"Gymnasium": libraries._gymnasium})
+    assert main(["bench", "--seconds", "0.3", "--only", "libraries", "-q"]) == 0
+    out = capsys.readouterr().out
+    found = re.search(r"Gymnasium +per-env +([\d,]+) +batched +([\d,]+) +([\d.]+)x", out)
+    assert found, out
+    slow, fast = (int(found[i].replace(",", "")) for i in (1, 2))
+    assert fast > slow and float(found[3]) == pytest.approx(fast / slow, rel=0.02)

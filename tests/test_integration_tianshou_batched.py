@@ -14,7 +14,6 @@ pytest.importorskip("tianshou", reason="the 'integrations' extra (tianshou) is n
 pytest.importorskip("torch", reason="tianshou needs torch")
 pytest.importorskip("numba", reason="the batched engine needs the 'vector' extra (numba)")
 
-import gymnasium  # noqa: E402
 import torch  # noqa: E402
 from gymnasium import spaces  # noqa: E402
 from tianshou.algorithm import DQN, MARLRandomDiscreteMaskedOffPolicyAlgorithm  # noqa: E402
@@ -26,7 +25,7 @@ from tianshou.utils.net.common import Net  # noqa: E402
 from tianshou.utils.torch_utils import policy_within_training_step  # noqa: E402
 
 from cribenv.game import seat_side  # noqa: E402
-from cribenv.integrations.tianshou_batched import BatchedTianshouVectorEnv  # noqa: E402
+from cribenv.integrations.tianshou_batched import BatchedTianshouVectorEnv, MaskInObs  # noqa: E402
 from cribenv.vector import VectorIllegalActionError  # noqa: E402
 from cribenv.wrappers import SingleAgentCribbageEnv  # noqa: E402
 
@@ -48,24 +47,6 @@ def dqn(eps: float = 0.0) -> DQN:
 
 def all_rows(buffer: VectorReplayBuffer):
     return buffer[buffer.sample_indices(0)]
-
-
-class MaskInObs(gymnasium.Wrapper):
-    """The per-env route: SingleAgentCribbageEnv with its mask moved where Tianshou's masked
-    policies read it (``obs["mask"]``)."""
-
-    def __init__(self, env: SingleAgentCribbageEnv) -> None:
-        super().__init__(env)
-        self.observation_space = spaces.Dict({"obs": env.observation_space,
-                                              "mask": spaces.Box(0, 1, (52,), np.bool_)})
-
-    def reset(self, **kwargs):
-        obs, info = self.env.reset(**kwargs)
-        return {"obs": obs, "mask": info["action_mask"].astype(bool)}, {}
-
-    def step(self, action):
-        obs, rew, term, trunc, info = self.env.step(action)
-        return {"obs": obs, "mask": info["action_mask"].astype(bool)}, rew, term, trunc, {}
 
 
 # ---------------------------------------------------------------- the vector env's interface

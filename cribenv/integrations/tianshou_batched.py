@@ -62,6 +62,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import gymnasium
 import numpy as np
 from gymnasium import spaces
 from tianshou.data import Batch
@@ -71,7 +72,7 @@ from cribenv.observation import OBS_SIZE
 from cribenv.vector import VectorGame
 from cribenv.vector_env import CribbageVectorEnv, make_vector_env
 
-__all__ = ["BatchedTianshouVectorEnv", "INFO_MODES"]
+__all__ = ["BatchedTianshouVectorEnv", "INFO_MODES", "MaskInObs"]
 
 INFO_MODES = ("none", "env_id", "game")
 
@@ -277,3 +278,23 @@ class BatchedTianshouVectorEnv(BaseVectorEnv):
             for d, f in zip(info, self._forfeit[rows].tolist(), strict=True):
                 d["illegal_action"] = f
         return obs, info
+
+
+class MaskInObs(gymnasium.Wrapper):
+    """The per-env route for Tianshou's masked policies, the one to compare with: a
+    :class:`cribenv.wrappers.SingleAgentCribbageEnv` whose legal-card mask is moved where
+    those policies read it (``obs["mask"]``), for ``DummyVectorEnv([lambda: MaskInObs(...)])``.
+    """
+
+    def __init__(self, env: Any) -> None:
+        super().__init__(env)
+        self.observation_space = spaces.Dict({"obs": env.observation_space,
+                                              "mask": spaces.Box(0, 1, (52,), np.bool_)})
+
+    def reset(self, **kwargs: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+        obs, info = self.env.reset(**kwargs)
+        return {"obs": obs, "mask": info["action_mask"].astype(bool)}, {}
+
+    def step(self, action: Any) -> tuple[Any, ...]:
+        obs, rew, term, trunc, info = self.env.step(action)
+        return {"obs": obs, "mask": info["action_mask"].astype(bool)}, rew, term, trunc, {}
