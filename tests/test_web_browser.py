@@ -235,15 +235,29 @@ def check_layout(page) -> None:
     check_contrast(page)
 
 
-def test_a_whole_game_by_clicking_with_advice(browser, server, shots):
-    base, app = server
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
+
+
+def new_game(browser, base: str, size: dict | None = None, checks: tuple[str, ...] = (),
+             **choices: str):
+    """A page at ``size`` (the desktop's by default) on a new game made from the lobby's form:
+    ``choices`` for its selects (``bot="greedy"``, ``target="61"``), ``checks`` its boxes
+    ticked (``"advice"``, ``"muggins"``); the cut for deal is showing."""
+    page = browser.new_page(viewport=size or DESKTOP)
     page.goto(base + "/")
-    page.select_option("select[name=bot]", "greedy")
-    page.select_option("select[name=target]", "61")
-    page.check("input[name=advice]")
+    for name, value in choices.items():
+        page.select_option(f"select[name={name}]", value)
+    for name in checks:
+        page.check(f"input[name={name}]")
     page.click("#new-game button[type=submit]")
     page.wait_for_selector("#table[data-stage=cut]")
+    return page
+
+
+def test_a_whole_game_by_clicking_with_advice(browser, server, shots):
+    base, app = server
+    page = new_game(browser, base, bot="greedy", target="61", checks=("advice",))
     assert re.match(r"^/game/[\w-]{20,}$", page.evaluate("location.pathname"))
     page.click("[data-action=next]")
     page.wait_for_selector("#table[data-stage=discard]")
@@ -264,7 +278,7 @@ def test_a_whole_game_by_clicking_with_advice(browser, server, shots):
     assert re.fullmatch(r"cribbage-\d{8}-\d{4}\.json", download.value.suggested_filename)
     record = json.loads(Path(download.value.path()).read_text(encoding="utf-8"))
     assert record["scores"] == list(game.scores) and record["names"] == ["You", "Greedy"]
-    replay = browser.new_page(viewport={"width": 1280, "height": 900})
+    replay = browser.new_page(viewport=DESKTOP)
     replay.goto(base + page.get_attribute("a[rel=replay]", "href"))
     replay.reload()
     assert int(replay.get_attribute("#table", "data-step")) == len(game.actions)
@@ -273,7 +287,7 @@ def test_a_whole_game_by_clicking_with_advice(browser, server, shots):
     assert replay.get_attribute("#table", "data-step") == "0"
     replay.close()
     # "Review this game": the worst three at the top, each opening the replay at its step
-    review = browser.new_page(viewport={"width": 1280, "height": 900})
+    review = browser.new_page(viewport=DESKTOP)
     review.goto(page.url)
     review.click("text=Review this game")
     review.wait_for_selector("#review")
@@ -312,10 +326,7 @@ def test_the_pegs_walk_hole_by_hole(browser, server):
     """A peg moved on by a score walks through every hole between its old place and its new
     one, and stops there (the page's ``walkPegs``, as run after each move)."""
     base, app = server
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
-    page.goto(base + "/")
-    page.click("#new-game button[type=submit]")
-    page.wait_for_selector("#table[data-stage=cut]")
+    page = new_game(browser, base)
     table = app.state.games.get(page.get_attribute("#table", "data-game"))
     while max(table.game.scores) < 4:
         seq = page.get_attribute("#table", "data-seq")
@@ -361,7 +372,7 @@ def test_a_hand_by_keyboard_alone(browser, server):
     """Every control is reachable by keyboard: the deal, the throw (cards chosen with Space,
     the throw button), the cards of the play and, with Muggins, the claim and the count."""
     base, app = server
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page = browser.new_page(viewport=DESKTOP)
     page.goto(base + "/")
     page.select_option("select[name=bot]", "greedy")
     page.check("input[name=muggins]")
@@ -399,10 +410,7 @@ def test_a_hand_by_keyboard_alone(browser, server):
 
 def test_a_double_click_is_one_move(browser, server):
     base, app = server
-    page = browser.new_page()
-    page.goto(base + "/")
-    page.click("#new-game button[type=submit]")
-    page.wait_for_selector("#table[data-stage=cut]")
+    page = new_game(browser, base)
     key = page.get_attribute("#table", "data-game")
     page.dblclick("[data-action=next]")
     page.wait_for_selector("#table[data-stage=discard]")
@@ -421,13 +429,7 @@ def test_a_double_click_is_one_move(browser, server):
 
 def test_four_players_by_clicking(browser, server, shots):
     base, app = server
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
-    page.goto(base + "/")
-    page.select_option("select[name=bot]", "random")
-    page.select_option("select[name=players]", "4")
-    page.select_option("select[name=target]", "61")
-    page.click("#new-game button[type=submit]")
-    page.wait_for_selector("#table[data-stage=cut]")
+    page = new_game(browser, base, bot="random", players="4", target="61")
     table = _play_game_by_clicking(page, app, shots, "four-player")
     assert table.game.rules.num_players == 4 and table.game.is_over
     page.close()
@@ -442,7 +444,7 @@ def test_a_replay_steps_forwards_and_backwards(browser, server):
     while not game.is_over:
         game.step(game.legal_actions()[-1])
     replay = Replay.from_record(game.to_record())
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page = browser.new_page(viewport=DESKTOP)
     page.goto(base + "/")
     page.click(".open-replay summary")
     page.fill("textarea[name=record]", game.to_json())
@@ -481,13 +483,7 @@ def test_muggins_by_clicking_on_a_phone(browser, server, shots):
     from cribenv.scoring import score_hand
 
     base, app = server
-    page = browser.new_page(viewport={"width": 390, "height": 844})
-    page.goto(base + "/")
-    page.select_option("select[name=bot]", "greedy")
-    page.select_option("select[name=target]", "61")
-    page.check("input[name=muggins]")
-    page.click("#new-game button[type=submit]")
-    page.wait_for_selector("#table[data-stage=cut]")
+    page = new_game(browser, base, PHONE, ("muggins",), bot="greedy", target="61")
     assert page.locator("details.drawer").get_attribute("open") is None   # folded on a phone
     key = page.get_attribute("#table", "data-game")
     table = app.state.games.get(key)
