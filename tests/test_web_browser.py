@@ -22,6 +22,7 @@ uvicorn = pytest.importorskip("uvicorn")
 from web_server import serve  # noqa: E402
 
 from agents.web.app import create_app  # noqa: E402
+from agents.web.views import how_it_ended  # noqa: E402
 from cribenv.game import Muggins, ShowScored  # noqa: E402
 from cribenv.scoring import score_hand_breakdown  # noqa: E402
 
@@ -493,7 +494,7 @@ def test_muggins_by_clicking_on_a_phone(browser, server, shots):
         stage = page.get_attribute("#table", "data-stage")
         seq = page.get_attribute("#table", "data-seq")
         _check_against_engine(page, table)
-        if len(seen) == 5:
+        if stage == "over" and len(seen) == 5:   # every case, and a whole game played
             break
         if stage == "over":   # the deals are random: another game until every case came up
             assert games < 6, f"six games gave only {sorted(seen)}"
@@ -563,6 +564,18 @@ def test_muggins_by_clicking_on_a_phone(browser, server, shots):
             page.click(f"#claim-panel [data-claim-value='{n}']")
             _wait_move(page, seq)
     assert len(seen) == 5, f"only {sorted(seen)} came up"
+    words, _ = how_it_ended(table.game, {0: "You", 1: "Greedy"}.get)
+    assert page.locator(".result .ending").inner_text() == words + "."   # the end, in words
+    check_layout(page)
+    replay_url, review_url = (page.get_attribute(f"a[rel={r}]", "href")
+                              for r in ("replay", "review"))
+    page.goto(base + replay_url)                        # the replay and the review on a phone
+    page.wait_for_selector(".replay")
+    check_layout(page)
+    page.goto(base + review_url)
+    page.wait_for_selector("#review")
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"] + 1
+    check_contrast(page)
     page.close()
 
 
