@@ -462,7 +462,8 @@ def lobby_html(bots: Sequence[str], settings: dict[str, Any] | None = None,
     replay_list = f'<section class="replays"><h3>Replays</h3><ul>{links}</ul></section>' \
         if links else ""
     return (
-        '<header><h1>Cribbage</h1><form id="new-game" class="new-game">'
+        '<header><h1><a href="/" title="the lobby: every setting">Cribbage</a></h1>'
+        '<form id="new-game" class="new-game">'
         f'<label>against <select name="bot">{options}</select></label>'
         f'<label>players <select name="players">{choice("players", (2, 3, 4))}</select></label>'
         f'<label>to <select name="target">{choice("target", (121, 61))}</select></label>'
