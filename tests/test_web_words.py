@@ -201,3 +201,26 @@ def test_a_table_names_its_bot():
     assert record["bot_name"] == "Master"
     del record["bot_name"]   # a record saved before the names: named again from its label
     assert Table.from_record(record).bot_name == "Master"
+
+
+def test_the_felt_says_what_the_bots_scored_since_your_card():
+    """A log made up for the case (the function reads only the events): your 6D made fifteen
+    before your 7C (23) and its go; then the Expert lays 8S (nothing), 7S (fifteen for 2), you
+    say Go, 7D (a pair and the last card). The felt says the Expert's two scores as the log
+    says them; nothing from before your last card, and nothing of yours."""
+    from agents.web.views import said_since_your_card
+    from cribenv.game import Go
+
+    name = {0: "You", 1: "Expert"}.get
+    c = C.parse
+    first = (c("9S"), c("6D"), c("AS"), c("7C"))
+    events = [Played(1, c("9S"), 9, 0, first[:1]), Played(0, c("6D"), 15, 2, first[:2]),
+              Played(1, c("AS"), 16, 0, first[:3]), Played(0, c("7C"), 23, 0, first)]
+    assert said_since_your_card(events, 0, name) == ""
+    series = (c("8S"), c("7S"), c("7D"))
+    events += [SeriesEnd(0, 1, "go"), Played(1, c("8S"), 8, 0, series[:1]),
+               Played(1, c("7S"), 15, 2, series[:2]), Go(0, 15),
+               Played(1, c("7D"), 22, 2, series), SeriesEnd(1, 1, "last card")]
+    assert said_since_your_card(events, 0, name) == (
+        "Expert lays 7S: 15, fifteen for 2; Expert lays 7D: 22, pair for 2 and last card for 1")
+    assert log_lines(events, name)[-1] == "Expert lays 7D: 22, pair for 2 and last card for 1"

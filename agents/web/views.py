@@ -17,10 +17,12 @@ from agents.web.render import (
     board_svg,
     card_html,
     cards_html,
+    describe_event,
     log_lines,
     muggins_words,
     peg_call_html,
     peg_history,
+    played_line,
     possessive,
     show_html,
     with_suits,
@@ -43,8 +45,8 @@ from cribenv.game import (
     StarterTurned,
 )
 
-__all__ = ["how_it_ended", "lobby_html", "replay_html", "review_html", "seat_namer", "side_names",
-           "table_html"]
+__all__ = ["how_it_ended", "lobby_html", "replay_html", "review_html", "said_since_your_card",
+           "seat_namer", "side_names", "table_html"]
 
 GAME_POINTS = {1: "a win", 2: "a skunk", 3: "a double skunk"}
 
@@ -171,6 +173,35 @@ def _board(game: Game, sides: Sequence[str]) -> str:
     pegs = peg_history(game)
     return (f'<div class="board-wrap">{board_svg(game.rules, pegs, sides)}'
             f'{board_svg(game.rules, pegs, sides, per_row=30)}</div>')
+
+
+def said_since_your_card(events: Sequence[Any], human: int, name: Callable[[int], str]
+                         ) -> str:
+    """What the other seats scored in the play since the person's last card, as the log says
+    it ("Expert lays 8D: 16, pair for 2"), for the felt; empty when they scored nothing.
+
+    >>> from cribenv.game import Deal, Rules
+    >>> deal = Deal(0, ["5C 5D 5H JS 2C 3C", "AH 2H 3H TD 8D KS"], "5S")
+    >>> game = Game(Rules(), seed=0, deals=[deal])
+    >>> for card in "8D KS 2C 3C TD 5C".split():   # You lay TD, the Expert 5C
+    ...     _ = game.step(card)
+    >>> said_since_your_card(game.events, 1, {0: "Expert", 1: "You"}.get)
+    'Expert lays 5C: 15, fifteen for 2'
+    """
+    last = max((i for i, e in enumerate(events) if type(e) is Played and e.seat == human),
+               default=-1)
+    lines = []
+    for i in range(last + 1, len(events)):
+        ev, prev = events[i], events[i - 1] if i else None
+        nxt = events[i + 1] if i + 1 < len(events) else None
+        if type(ev) is Played and ev.seat != human:
+            goes = type(nxt) is SeriesEnd and nxt.points > 0 and nxt.seat == ev.seat
+            if ev.points or goes:   # the card, and the go or last card it earned at once
+                lines.append(played_line(ev, name, nxt if goes else None))
+        elif (type(ev) is SeriesEnd and ev.points and ev.seat != human
+              and not (type(prev) is Played and prev.seat == ev.seat)):
+            lines.append(describe_event(ev, name) or "")
+    return "; ".join(lines)
 
 
 def _scores(game: Game, sides: Sequence[str]) -> str:
@@ -375,6 +406,10 @@ def table_html(table: Table, key: str) -> str:
     if stage == "discard":   # the throw waits for this button: a second look, and an undo
         under_hand = (f'<button type="button" id="send-discard" class="primary send-discard" '
                       f'disabled>Throw to {escape(whose)} crib</button>')
+    said = said_since_your_card(events, table.human, name) if stage == "play" else ""
+    if said:   # the bots' points since your card, said on the felt (the log has them too)
+        under_hand = (f'<p class="said" role="status">{escape(with_suits(said))}</p>'
+                      + under_hand)
     felt = _felt(game, events, name, table.human, hands, playable, current, crib=crib,
                  under_hand=under_hand)
     prompt = {
