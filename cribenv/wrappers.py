@@ -30,11 +30,12 @@ from cribenv import cards as C
 from cribenv.aec import RENDER_MODES, CribbageEnv, check_render_mode, render_table
 from cribenv.game import IllegalActionError
 from cribenv.observation import OBS_SIZE
+from cribenv.turn_mask import TurnMaskWrapper
 
 if TYPE_CHECKING:  # pragma: no cover
     from stable_baselines3.common.vec_env import VecEnv
 
-__all__ = ["SingleAgentCribbageEnv", "make_vec_env", "GYM_ENV_ID", "END_MASK"]
+__all__ = ["SingleAgentCribbageEnv", "make_vec_env", "GYM_ENV_ID", "END_MASK", "TurnMaskWrapper"]
 
 _SEED_MAX = 2**63 - 1
 
