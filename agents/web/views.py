@@ -100,9 +100,10 @@ def _hand_state(events: Sequence[Any]) -> dict[str, Any]:
 
 def _felt(game: Game, events: Sequence[Any], name: Callable[[int], str], human: int | None,
           hands: dict[int, list[int]] | None, playable: Sequence[int], current: bool,
-          crib: Sequence[int] | None = None, under_hand: str = "") -> str:
+          crib: Sequence[int] | None = None, under_hand: str = "", over_hand: str = "") -> str:
     """The felt: the other seats, the starter and the crib, the cards laid, the person's hand
-    (with ``under_hand`` below it: the Muggins claim).
+    (``over_hand`` above it: what the bots just scored; ``under_hand`` below it: the throw
+    button or the Muggins claim).
 
     ``hands`` (seat -> cards) are shown face up; other seats' cards face down."""
     n = game.num_players
@@ -153,8 +154,8 @@ def _felt(game: Game, events: Sequence[Any], name: Callable[[int], str], human: 
         held = (hands or {}).get(human, [])
         dealer_badge = ('<span class="badge dealer">dealer</span>' if human == dealer else "")
         go_badge = '<span class="badge go">Go</span>' if human in st["go"] else ""
-        mine = (f'<div class="you" data-seat="{human}"><h4>Your hand{dealer_badge}{go_badge}'
-                f'</h4><div class="cards hand" id="hand">'
+        mine = (f'<div class="you" data-seat="{human}">{over_hand}<h4>Your hand{dealer_badge}'
+                f'{go_badge}</h4><div class="cards hand" id="hand">'
                 + "".join(card_html(c, playable=c in playable,
                                     dim=bool(playable) and c not in playable) for c in held)
                 + f"</div>{under_hand}</div>")
@@ -407,11 +408,10 @@ def table_html(table: Table, key: str) -> str:
         under_hand = (f'<button type="button" id="send-discard" class="primary send-discard" '
                       f'disabled>Throw to {escape(whose)} crib</button>')
     said = said_since_your_card(events, table.human, name) if stage == "play" else ""
-    if said:   # the bots' points since your card, said on the felt (the log has them too)
-        under_hand = (f'<p class="said" role="status">{escape(with_suits(said))}</p>'
-                      + under_hand)
+    over_hand = (f'<p class="said" role="status">{escape(with_suits(said))}</p>' if said
+                 else "")   # the bots' points since your card (the log has them too)
     felt = _felt(game, events, name, table.human, hands, playable, current, crib=crib,
-                 under_hand=under_hand)
+                 under_hand=under_hand, over_hand=over_hand)
     prompt = {
         "cut": "The cut for first deal: the lowest card deals.",
         "discard": f"Choose {need} card{'s' if need > 1 else ''} for {whose} crib, "
