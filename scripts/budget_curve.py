@@ -1,7 +1,8 @@
 """The search's win rate against its time a decision: one point per tournament report (the
 ``tournament.json`` of ``cribenv tournament --agents S=search:...?playouts=N OPPONENT``), with
 its 95% interval, the time the tournament measured per decision asked, and a dashed line at
-the base's own rate if given.
+the base's own rate if given. A report is the first agent's pair (``--opponent NAME``: its pair
+against NAME); ``LABEL=PATH`` names its point.
 
     python scripts/budget_curve.py results/search/budget.png S600.json S1500.json S3000.json \\
         --base P.json --title "search:ppo:shipped against expert, 2,000 games each"
@@ -15,26 +16,33 @@ import sys
 from pathlib import Path
 
 
-def point(report: Path) -> tuple[str, float, float, float, float]:
-    """``(label, ms a decision, win rate, low, high)`` of the first agent of a report."""
-    data = json.loads(report.read_text(encoding="utf-8"))
-    pair = data["pairs"][0]
-    label = pair["agent_a"]
+def point(report: str | Path, opponent: str | None = None
+          ) -> tuple[str, float, float, float, float]:
+    """``(label, ms a decision, win rate, low, high)`` of the first agent of a report (against
+    ``opponent`` if named); ``report`` may be ``LABEL=PATH``."""
+    name, _, path = str(report).rpartition("=")
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    pair = next((p for p in data["pairs"] if opponent in (None, p["agent_b"])), None)
+    if pair is None:
+        raise ValueError(f"{path} has no pair against {opponent!r}")
+    agent = pair["agent_a"]
     rate = pair["win_rate_a"]
-    return (label, data["think_ms_per_decision"][label], rate["value"], rate["low"],
+    return (name or agent, data["think_ms_per_decision"][agent], rate["value"], rate["low"],
             rate["high"])
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("out", type=Path, help="the PNG to write")
-    parser.add_argument("reports", type=Path, nargs="+", help="tournament.json files")
-    parser.add_argument("--base", type=Path, help="the base's report (a dashed line)")
+    parser.add_argument("reports", nargs="+", help="tournament.json files ([LABEL=]PATH)")
+    parser.add_argument("--base", help="the base's report (a dashed line)")
+    parser.add_argument("--opponent", help="the opponent whose pair to read (default: the "
+                        "first pair)")
     parser.add_argument("--title", default="")
     args = parser.parse_args(argv)
     try:
-        points = sorted((point(r) for r in args.reports), key=lambda p: p[1])
-        base = point(args.base) if args.base else None
+        points = sorted((point(r, args.opponent) for r in args.reports), key=lambda p: p[1])
+        base = point(args.base, args.opponent) if args.base else None
     except (OSError, KeyError, IndexError, ValueError) as exc:
         print(f"error: cannot read a report: {exc}", file=sys.stderr)
         return 2

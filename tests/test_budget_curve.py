@@ -30,6 +30,19 @@ def test_a_point_per_report_and_a_picture(tmp_path):
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_a_named_point_and_the_pair_against_a_named_opponent(tmp_path):
+    path = tmp_path / "two.json"
+    path.write_text(json.dumps({
+        "pairs": [{"agent_a": "search", "agent_b": "expert",
+                   "win_rate_a": {"value": 0.57, "low": 0.55, "high": 0.59}},
+                  {"agent_a": "search", "agent_b": "old",
+                   "win_rate_a": {"value": 0.546, "low": 0.534, "high": 0.558}}],
+        "think_ms_per_decision": {"search": 10.3}}), encoding="utf-8")
+    assert budget_curve.point(f"S600={path}", "old") == ("S600", 10.3, 0.546, 0.534, 0.558)
+    assert budget_curve.point(str(path))[0] == "search"
+    assert budget_curve.main([str(tmp_path / "c.png"), str(path), "--opponent", "nobody"]) == 2
+
+
 def test_a_missing_or_foreign_report_is_exit_status_2(tmp_path, capsys):
     out = tmp_path / "curve.png"
     assert budget_curve.main([str(out), str(tmp_path / "nope.json")]) == 2
