@@ -2,7 +2,7 @@
 ``tournament.json`` of ``cribenv tournament --agents S=search:...?playouts=N OPPONENT``), with
 its 95% interval, the time the tournament measured per decision asked, and a dashed line at
 the base's own rate if given. A report is the first agent's pair (``--opponent NAME``: its pair
-against NAME); ``LABEL=PATH`` names its point.
+against NAME, in any case); ``LABEL=PATH`` names its point.
 
     python scripts/budget_curve.py results/search/budget.png S600.json S1500.json S3000.json \\
         --base P.json --title "search:ppo:shipped against expert, 2,000 games each"
@@ -22,7 +22,8 @@ def point(report: str | Path, opponent: str | None = None
     ``opponent`` if named); ``report`` may be ``LABEL=PATH``."""
     name, _, path = str(report).rpartition("=")
     data = json.loads(Path(path).read_text(encoding="utf-8"))
-    pair = next((p for p in data["pairs"] if opponent in (None, p["agent_b"])), None)
+    pair = next((p for p in data["pairs"]
+                 if opponent is None or opponent.lower() == p["agent_b"].lower()), None)
     if pair is None:
         raise ValueError(f"{path} has no pair against {opponent!r}")
     agent = pair["agent_a"]
