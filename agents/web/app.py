@@ -52,10 +52,11 @@ from agents.web.replay import (
     tournament_games,
     tournament_replay,
 )
+from agents.web.review_page import review_html
 from agents.web.saved_games import SavedGames
 from agents.web.sessions import Store, UnknownItemError
 from agents.web.table import MoveError, StaleMoveError, Table
-from agents.web.views import lobby_html, replay_html, review_html, table_html
+from agents.web.views import lobby_html, replay_html, table_html
 from agents.web.words import lobby_order, opponent_about, opponent_names
 from cribenv import cards as C
 from cribenv.game import Rules
