@@ -32,7 +32,7 @@ import logging
 import os
 import secrets
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -92,14 +92,18 @@ def create_app(bots: Mapping[str, str] | None = None, *, ttl_s: float = 6 * 3600
                allowed_hosts: Sequence[str] | None = None,
                db: str | os.PathLike[str] | None = None,
                max_replay_bytes: int = MAX_RECORD_BYTES,
-               max_replays_bytes: int = MAX_REPLAYS_BYTES) -> FastAPI:
+               max_replays_bytes: int = MAX_REPLAYS_BYTES,
+               new_seed: Callable[[], int] | None = None) -> FastAPI:
     """The app. ``bots``: name -> agent spec (default :data:`BUILT_IN_BOTS`); ``replays``:
     recorded games listed in the lobby; ``tournament_db``: a tournament database whose games
     the lobby lists; ``allowed_hosts``: the only ``Host`` headers served (``cribenv serve`` on
     127.0.0.1 allows 127.0.0.1 and localhost, so a web page elsewhere cannot reach the table
     through DNS rebinding); ``db``: the SQLite file that keeps the games across restarts
     (``None``: memory only; a damaged file raises ``ValueError``); ``max_replay_bytes`` and
-    ``max_replays_bytes``: the largest replay record, and all the replays held together."""
+    ``max_replays_bytes``: the largest replay record, and all the replays held together;
+    ``new_seed``: the seed of a new game whose request names none (default: drawn from the
+    system's randomness; ``app.state.new_seed`` can be swapped, as the browser tests do to play
+    the same deals on every machine)."""
     bots = dict(BUILT_IN_BOTS if bots is None else bots)
     if not bots:
         raise ValueError("the server needs at least one bot")
@@ -140,6 +144,7 @@ def create_app(bots: Mapping[str, str] | None = None, *, ttl_s: float = 6 * 3600
     app.state.games = games
     app.state.replays = replay_store
     app.state.saved = saved
+    app.state.new_seed = new_seed or (lambda: secrets.randbelow(2**31))
 
     def keep(key: str, table: Table) -> None:
         """Write the game to the database, if there is one (after every move)."""
@@ -196,7 +201,7 @@ def create_app(bots: Mapping[str, str] | None = None, *, ttl_s: float = 6 * 3600
                 raise MoveError(f"{flag} must be true or false, got {value!r}")
         seed = body.get("seed")
         if seed is None:
-            seed = secrets.randbelow(2**31)   # a seed to play the game again after a restart
+            seed = app.state.new_seed()   # a seed to play the game again after a restart
         elif not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**62:
             raise MoveError(f"seed must be an integer 0..2**62, got {str(seed)[:40]!r}")
         return Table(Rules(num_players=players, target=target, muggins=muggins),
