@@ -500,3 +500,16 @@ def test_the_search_agent_is_offered_and_plays_a_game(client):
     state, table, shows = play_to_the_end(client, new_game(client, bot="search:ppo:shipped",
                                                             target=61))
     assert table.game.is_over and shows >= 1
+
+
+def test_a_new_game_without_a_seed_takes_the_apps_next_seed():
+    """``new_seed`` fixes the deals of games whose request names no seed (the browser tests
+    rely on it); a seed in the request still wins."""
+    seeds = iter([11, 12])
+    app = create_app(new_seed=lambda: next(seeds))
+    with TestClient(app) as c:
+        ids = [c.post("/api/games", json=body).json()["id"]
+               for body in ({"bot": "greedy"}, {"bot": "greedy", "seed": 5}, {"bot": "greedy"})]
+    assert [app.state.games.get(key).seed for key in ids] == [11, 5, 12]
+    deals = [app.state.games.get(key).game.hands for key in ids]
+    assert deals[0] == Table(Rules(), bot="greedy", seed=11).game.hands
