@@ -81,10 +81,6 @@ class IllegalActionError(ValueError):
     """Raised by :meth:`Game.step` for a card that is not a legal action; the game is unchanged."""
 
 
-# --------------------------------------------------------------------------------------------
-# The game
-# --------------------------------------------------------------------------------------------
-
 class Game:
     """One game of Cribbage to ``rules.target``.
 

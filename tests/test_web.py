@@ -511,5 +511,5 @@ def test_a_new_game_without_a_seed_takes_the_apps_next_seed():
         ids = [c.post("/api/games", json=body).json()["id"]
                for body in ({"bot": "greedy"}, {"bot": "greedy", "seed": 5}, {"bot": "greedy"})]
     assert [app.state.games.get(key).seed for key in ids] == [11, 5, 12]
-    deals = [app.state.games.get(key).game.hands for key in ids]
-    assert deals[0] == Table(Rules(), bot="greedy", seed=11).game.hands
+    first = app.state.games.get(ids[0]).game.hands
+    assert first == Table(Rules(), bot="greedy", seed=11).game.hands
