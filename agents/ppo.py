@@ -293,6 +293,12 @@ def throw_features(cards: np.ndarray, thrown: np.ndarray, kept: np.ndarray) -> n
                           -1).astype(np.float32)
 
 
+def crib_sign(obs: np.ndarray) -> np.ndarray:
+    """+1 for observation rows whose seat's side deals (its crib), else -1."""
+    own = (obs[:, OFFSETS["dealer"]] * obs[:, OFFSETS["teammate"]]).sum(-1) > 0
+    return np.where(own, 1.0, -1.0)
+
+
 class KeepsActor(MlpActor):
     """The actor of a ``keeps`` policy file: an :class:`MlpActor` whose discard logits come
     from the throw head (the torch network is :func:`train.networks.make_network` with
@@ -303,7 +309,9 @@ class KeepsActor(MlpActor):
     def __init__(self, layers: list[tuple[np.ndarray, np.ndarray]],
                  action: tuple[np.ndarray, np.ndarray], ctx: tuple[np.ndarray, np.ndarray],
                  keep_layers: list[tuple[np.ndarray, np.ndarray]], activation: str = "relu",
-                 config: dict[str, Any] | None = None) -> None:
+                 config: dict[str, Any] | None = None,
+                 value_layers: list[tuple[np.ndarray, np.ndarray]] | None = None,
+                 value_beta: float = 0.0) -> None:
         super().__init__(layers, action, activation, config)
         width = self.layers[-1][0].shape[0] if self.layers else OBS_SIZE
         size = THROW_FEATURES + _check_chain([ctx], width, "keep.ctx layer")
@@ -315,6 +323,19 @@ class KeepsActor(MlpActor):
         self._ctx = _transposed(*ctx)
         self._keep = [_transposed(w, b) for w, b in keep_layers]
         self._tables = {n: throw_tables(n) for n in (5, 6)}
+        #: the learnt show points of a throw (hand, crib), weighted by ``value_beta`` in its
+        #: score (:mod:`train.throw_values`); empty in files without them
+        self.value_layers: list[tuple[np.ndarray, np.ndarray]] = []
+        self.value_beta = float(value_beta)
+        if value_layers:
+            if _check_chain(value_layers, THROW_FEATURES + 1, "value layer") != 2:
+                raise PolicyFileError("the throw values must end in two outputs (hand, crib)")
+            if not np.isfinite(self.value_beta):
+                raise PolicyFileError(f"value.beta is {self.value_beta}, not a finite number")
+            value_layers = [(w.astype(np.float32), b.astype(np.float32))
+                            for w, b in value_layers]
+            _check_finite(value_layers)
+            self.value_layers = [_transposed(w, b) for w, b in value_layers]
 
     @classmethod
     def from_tensors(cls, path: Path, tensors: dict[str, np.ndarray],
@@ -322,9 +343,13 @@ class KeepsActor(MlpActor):
         base = MlpActor.from_tensors(path, tensors, config)
         if "keep.ctx.weight" not in tensors or "keep.ctx.bias" not in tensors:
             raise PolicyFileError(f"{path} has no throw head (keep.ctx)")
+        values = _numbered_layers(tensors, "value")
+        if values and tensors.get("value.beta", np.zeros(0)).shape != (1,):
+            raise PolicyFileError(f"{path} has throw values but no value.beta of shape (1,)")
         return cls(base.layers, base.action, (tensors["keep.ctx.weight"],
                    tensors["keep.ctx.bias"]), _numbered_layers(tensors, "keep"),
-                   config.get("activation", "relu"), config)
+                   config.get("activation", "relu"), config, values,
+                   float(tensors["value.beta"][0]) if values else 0.0)
 
     def logits(self, obs: np.ndarray) -> np.ndarray:
         x = np.asarray(obs, np.float32).astype(np.float64)
@@ -349,6 +374,11 @@ class KeepsActor(MlpActor):
         z = np.concatenate([feats, np.broadcast_to(ctx[:, None], (*feats.shape[:2],
                                                                    ctx.shape[1]))], -1)
         score = _forward_chain(self._keep, z, self.activation)[..., 0]
+        if self.value_layers:
+            sign = crib_sign(x)[:, None, None]
+            v = _forward_chain(self.value_layers, np.concatenate(
+                [feats, np.broadcast_to(sign, (*feats.shape[:2], 1))], -1), self.activation)
+            score = score + self.value_beta * (v[..., 0] + sign[..., 0] * v[..., 1])
         laid = x[np.arange(len(x))[:, None], 52 + cards] > 0          # (B, n)
         valid = (laid[:, thrown].sum(-1) == laid.sum(-1, keepdims=True))  # (B, T)
         s = np.where(valid[:, None, :] & member[None], score[:, None, :], -1e9)

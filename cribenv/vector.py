@@ -43,6 +43,21 @@ HIDDEN_SIZE = K.HIDDEN_SIZE   # entries of VectorGame.hidden
 _SEED_MAX = 2**63 - 1   # the AEC env's range for game seeds
 
 
+_BITS = np.int64(1) << np.arange(52, dtype=np.int64)
+
+
+def _card_ids(sets: np.ndarray, size: int) -> np.ndarray:
+    """The card ids of the card sets ``sets`` (int64 bitsets, any shape) as ``(*shape, size)``,
+    ascending; each set must hold exactly ``size`` cards.
+
+    >>> _card_ids(np.array([0b1010, 0b0110]), 2).tolist()
+    [[1, 3], [1, 2]]
+    """
+    held = (sets[..., None] & _BITS) != 0
+    ids = np.nonzero(held.reshape(-1, 52))[1]
+    return ids.reshape(*sets.shape, size)
+
+
 def _buffer(out: np.ndarray | None, shape: tuple[int, int], dtype: type,
             method: str) -> np.ndarray:
     """``out`` checked to be a writable C-contiguous array of ``shape`` and ``dtype`` (the
@@ -436,6 +451,30 @@ class VectorGame:
         """The cards ``seat`` holds in each game (sorted card ids; for tests and debugging)."""
         sets = self._st[:, K.HAND + seat]
         return [[c for c in range(52) if (int(s) >> c) & 1] for s in sets]
+
+    def show_cards(self, rows: np.ndarray | None = None) -> dict[str, np.ndarray]:
+        """The cards of this hand's show, as the table reveals them once the starter is
+        turned: ``starter`` ``(n,)``, ``crib`` ``(n, 4)`` and, per seat, ``kept`` ``(n, seats,
+        4)`` and ``laid`` ``(n, seats, k)`` (the cards it laid away; k = 2 with 2 players,
+        else 1), each sorted by card id; ``rows`` (indices) picks games. Only meaningful
+        after the turn (:attr:`phase` 1, or a game that the turn itself ended); the values
+        before it are not defined.
+
+        >>> vg = VectorGame(Rules(), [3], first_dealer=0)
+        >>> for _ in range(4):
+        ...     _ = vg.step(vg.random_actions(np.random.default_rng(0)))
+        >>> s = vg.show_cards()
+        >>> s["kept"].shape, s["laid"].shape, s["crib"].shape, int(vg.phase[0])
+        ((1, 2, 4), (1, 2, 2), (1, 4), 1)
+        >>> sorted(s["crib"][0].tolist()) == sorted(s["laid"][0].ravel().tolist())
+        True
+        """
+        st = self._st if rows is None else self._st[np.asarray(rows, np.int64)]
+        n, k = self.num_players, 2 if self.num_players == 2 else 1
+        return {"starter": st[:, K.STARTER].copy(),
+                "crib": _card_ids(st[:, K.CRIB], 4),
+                "kept": _card_ids(st[:, K.KEPT:K.KEPT + n], 4),
+                "laid": _card_ids(st[:, K.DISC:K.DISC + n], k)}
 
     # ---------------------------------------------------------------- acting
     def legal_mask(self, out: np.ndarray | None = None,

@@ -278,6 +278,11 @@ class ActorCritic(nn.Module):
             self.keep_ctx = _init(nn.Linear(width, config.keep_ctx), 1.0)
             self.keep_net = throw_net(config.keep_arch, config.keep_ctx)
             self.tables = throw_tables_torch()
+        self.throw_values = None
+        if config.throw_values:
+            from train.throw_values import ThrowValueNet
+
+            self.throw_values = ThrowValueNet(config.value_arch, config.value_beta)
         if self.per_card:
             d = config.card_dim
             self.query = _init(nn.Linear(width, d), 0.01)
@@ -309,7 +314,8 @@ class ActorCritic(nn.Module):
         w, b = self.action_layer() if layer is None else layer
         out = h @ w.T + b
         if self.keeps:
-            out = throw_logits(obs, h, out, self.keep_ctx, self.keep_net, self.tables)
+            out = throw_logits(obs, h, out, self.keep_ctx, self.keep_net, self.tables,
+                               self.throw_values)
         return out
 
     def value(self, obs):
@@ -429,11 +435,13 @@ def throw_tables_torch() -> dict[int, tuple[Any, Any, Any]]:
     return {n: tuple(torch.from_numpy(t) for t in throw_tables(n)) for n in (5, 6)}
 
 
-def throw_logits(obs, h, logits, ctx, score_net, tables):
+def throw_logits(obs, h, logits, ctx, score_net, tables, values=None):
     """``logits`` with the rows of seats to discard replaced by the throw head's: each way to
     lay away cards is scored from the rank and suit counts of the cards it keeps and throws and
-    ``ctx(h)``; a held card's logit is the log-sum-exp of the scores of the throws (holding the
-    cards already laid away) it is in. The torch twin of :class:`agents.ppo.KeepsActor`."""
+    ``ctx(h)``, plus with ``values`` (a :class:`train.throw_values.ThrowValueNet`) beta times
+    the throw's learnt hand and crib points; a held card's logit is the log-sum-exp of the
+    scores of the throws (holding the cards already laid away) it is in. The torch twin of
+    :class:`agents.ppo.KeepsActor`."""
     from agents.ppo import PHASE_DISCARD
 
     one_hot = torch.nn.functional.one_hot
@@ -463,6 +471,10 @@ def throw_logits(obs, h, logits, ctx, score_net, tables):
         for layer in rest:
             z = layer(z)
         score = z.squeeze(-1)                                                # (B, T)
+        if values is not None:
+            from train.throw_values import crib_sign
+
+            score = score + values.prior(feats, crib_sign(obs[rows]))
         laid = obs[rows[:, None], 52 + cards] > 0                            # (B, n)
         valid = laid[:, thrown].sum(-1) == laid.sum(-1, keepdim=True)        # (B, T)
         s = torch.where(valid[:, None, :] & member[None], score[:, None, :],
@@ -512,4 +524,9 @@ def export_arrays(net) -> dict[str, np.ndarray]:
             keep = [m for m in net.keep_net.modules() if isinstance(m, torch.nn.Linear)]
             for i, m in enumerate(keep):
                 put(f"keep.{i}", m.weight, m.bias)
+            if net.throw_values is not None:
+                for i, m in enumerate(net.throw_values.linears()):
+                    put(f"value.{i}", m.weight, m.bias)
+                out["value.beta"] = net.throw_values.log_beta.detach().exp().cpu().numpy(
+                ).reshape(1).copy()
     return out

@@ -87,13 +87,17 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
         net.load_policy_file(config.init_policy)
     net = net.to(device)
     with_cards = config.policy == "expert-prior"   # the network reads the legal cards' features
-    optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate, eps=1e-5,
-                                 fused=True)
+    values = getattr(net, "throw_values", None)   # fitted apart (train.throw_values)
+    fitted = set(map(id, values.value_parameters())) if values is not None else set()
+    optimizer = torch.optim.Adam([p for p in net.parameters() if id(p) not in fitted],
+                                 lr=config.learning_rate, eps=1e-5, fused=True)
+    value_opt = (torch.optim.Adam(values.value_parameters(), lr=config.value_lr)
+                 if values is not None else None)
     gen = torch.Generator().manual_seed(config.seed)
     rng = np.random.default_rng(config.seed)
     pool = selfplay_pool(config)
     if ckpt is not None:
-        _restore(ckpt, state, net, optimizer, gen, rng, pool, run_dir)
+        _restore(ckpt, state, net, optimizer, gen, rng, pool, run_dir, value_opt)
         if state.pop("settings_changed"):
             config.save(run_dir / "config.json")   # the run's settings from now on
         for name in ("logs/progress.csv", "eval.csv"):  # drop what came after the checkpoint
@@ -138,7 +142,7 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
                 # the games restart after a checkpoint, so a resumed run continues exactly
                 # as this one does
                 state["next_checkpoint"] = step + config.checkpoint_every
-                _checkpoint(run_dir, net, optimizer, gen, rng, pool, games, state)
+                _checkpoint(run_dir, net, optimizer, gen, rng, pool, games, state, value_opt)
                 games = Games(config, pool, rng, first_game=games.started)
                 rollout = SeatRollout(config.n_games * seats)
 
@@ -204,6 +208,14 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
                         0.0, 1.0 - state["step"] / config.total_steps)
             stats = _update(net, optimizer, batch, config, gen, device,
                             train_policy=state["step"] >= config.value_warmup)
+            if values is not None:
+                from train.throw_values import fit_throw_values
+
+                samples = games.take_samples()
+                stats["throw_value_loss"] = fit_throw_values(
+                    values, value_opt, samples, config.n_epochs, VALUE_BATCH, gen, device)
+                stats["throw_value_beta"] = float(values.log_beta.detach().exp())
+                stats["throw_value_samples"] = len(samples["cards"])
             update_s = time.perf_counter() - t1
             n = len(batch["action"])
             state["step"] += n
@@ -225,8 +237,11 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
         bar.close()
         for s, h in old_handlers.items():
             signal.signal(s, h)
-    _checkpoint(run_dir, net, optimizer, gen, rng, pool, games, state)
     elapsed = time.perf_counter() - started
+    if (config.eval_games and not stop["stop"]
+            and (not state["evals"] or state["evals"][-1]["step"] != state["step"])):
+        _evaluate(net, config, run_dir, state, writer, state["step"])   # the final policy's
+    _checkpoint(run_dir, net, optimizer, gen, rng, pool, games, state, value_opt)
     speed = (state["step"] - start_step) / elapsed if elapsed > 0 else 0.0
     final = export_policy(export_arrays(net), run_dir / "policy.safetensors", config,
                           state["step"], {"steps_per_second": round(speed, 1)})
@@ -240,6 +255,14 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
     else:
         log(f"{'stopped' if stop['stop'] else 'finished'} at step {state['step']:,} "
             f"({speed:,.0f} learner steps/s); policy: {final}")
+    if state["evals"]:
+        last = state["evals"][-1]
+        log(f"evaluation at step {last['step']:,}: " + ", ".join(
+            f"{h} {100 * last[f'{h}_win_rate']:.1f}% [{100 * last[f'{h}_win_lo']:.1f}, "
+            f"{100 * last[f'{h}_win_hi']:.1f}]" for h in config.heuristics
+            if f"{h}_win_rate" in last))
+    log(f"files in {run_dir}: policy.safetensors, eval.csv, learning_curve.png, training.png, "
+        f"logs/progress.csv, checkpoints/")
     if stop["stop"]:
         raise KeyboardInterrupt
     return final
@@ -334,7 +357,8 @@ def _open_run(config: SelfPlayConfig, run_dir: Path, resume: bool
 
 
 def _checkpoint(run_dir: Path, net, optimizer, gen, rng: np.random.Generator,
-                pool: OpponentPool, games: Games, state: dict[str, Any]) -> Path:
+                pool: OpponentPool, games: Games, state: dict[str, Any],
+                value_opt=None) -> Path:
     """A complete checkpoint (atomic, via :func:`train.checkpoints.save_checkpoint`):
     ``model.zip`` is the torch archive of the network, optimiser and sampling generator.
 
@@ -343,8 +367,9 @@ def _checkpoint(run_dir: Path, net, optimizer, gen, rng: np.random.Generator,
 
     class Archive:
         def save(self, path: Path) -> None:
+            extra = {} if value_opt is None else {"value_optimizer": value_opt.state_dict()}
             torch.save({"net": net.state_dict(), "optimizer": optimizer.state_dict(),
-                        "torch_gen": gen.get_state()}, path)
+                        "torch_gen": gen.get_state(), **extra}, path)
 
     payload = dict(state, trainer=TRAINER, games_started=games.started, pool=pool.state(),
                    numpy_rng=rng.bit_generator.state)
@@ -352,10 +377,12 @@ def _checkpoint(run_dir: Path, net, optimizer, gen, rng: np.random.Generator,
 
 
 ARCHIVE_KEYS = ("net", "optimizer", "torch_gen")   # model.zip: what _checkpoint saves
+VALUE_BATCH = 256   # seats' hands a minibatch of the throw values' fit (15 throws each)
 
 
 def _restore(ckpt: Path, state: dict[str, Any], net, optimizer, gen,
-             rng: np.random.Generator, pool: OpponentPool, run_dir: Path) -> None:
+             rng: np.random.Generator, pool: OpponentPool, run_dir: Path,
+             value_opt=None) -> None:
     """Load checkpoint ``ckpt`` into the run's objects, or raise :class:`CheckpointError`
     naming the file and what is wrong with it (nothing on disk is changed either way)."""
     archive = ckpt / "model.zip"
@@ -386,6 +413,8 @@ def _restore(ckpt: Path, state: dict[str, Any], net, optimizer, gen,
         net.load_state_dict(weights)
         optimizer.load_state_dict(saved["optimizer"])
         gen.set_state(saved["torch_gen"])
+        if value_opt is not None:
+            value_opt.load_state_dict(saved["value_optimizer"])
     except (RuntimeError, KeyError, TypeError, ValueError) as exc:
         reason = " ".join(str(exc).split())[:300]
         raise CheckpointError(f"{archive} does not fit this run's network (config.json): "

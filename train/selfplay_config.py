@@ -71,6 +71,14 @@ class SelfPlayConfig(RunSettings):
         [64, 64],
         "hidden layer sizes of the throw head (policy 'keeps')")
     keep_ctx: int = setting(32, "inputs the throw head takes from the actor's last hidden layer")
+    throw_values: bool = setting(
+        False,
+        "keeps: add beta x the learnt show points of each throw (its hand, and its crib signed by"
+        " who deals) to the throw head's scores, fitted to what the rules score for every way to "
+        "throw once the starter is turned (train.throw_values)")
+    value_arch: list[int] = setting([128, 128], "throw_values: hidden layer sizes of its MLP")
+    value_beta: float = setting(1.0, "throw_values: initial weight beta of the show points")
+    value_lr: float = setting(1e-3, "throw_values: Adam learning rate of its fit")
     card_arch: list[int] = setting(
         [64, 64],
         "expert-prior: hidden layer sizes of the per-card network")
@@ -144,6 +152,13 @@ class SelfPlayConfig(RunSettings):
                              f"{self.policy!r}")
         if self.init_policy and self.policy != "expert-prior":
             raise ValueError(f"init_policy needs policy 'expert-prior', got {self.policy!r}")
+        if self.throw_values and self.policy != "keeps":
+            raise ValueError(f"throw_values needs policy 'keeps', got {self.policy!r}")
+        if not self.value_beta > 0 or not self.value_lr > 0:
+            raise ValueError(f"value_beta and value_lr must be > 0, got {self.value_beta} and "
+                             f"{self.value_lr}")
+        if not self.value_arch or min(self.value_arch) < 1:
+            raise ValueError(f"value_arch must be hidden layer sizes >= 1, got {self.value_arch}")
         if not self.beta > 0:
             raise ValueError(f"beta must be > 0, got {self.beta}")
         if not self.card_arch or min(self.card_arch) < 1:
@@ -165,6 +180,13 @@ class SelfPlayConfig(RunSettings):
             raise ValueError(f"keep_arch must be hidden layer sizes >= 1, got {self.keep_arch}")
         self.check_rollout_size("n_games", "n_steps")
         self.check_eval_games()
+
+    def fixed_settings(self) -> dict[str, Any]:
+        fixed = super().fixed_settings()
+        if not fixed["throw_values"]:   # inert: runs made before them keep their fingerprint
+            for name in ("throw_values", "value_arch", "value_beta", "value_lr"):
+                fixed.pop(name)
+        return fixed
 
     def policy_fields(self) -> dict[str, Any]:
         """The self-play actor: ``arch`` is how the file is read (``head`` the network that

@@ -23,6 +23,7 @@ from train.networks import (
 )
 from train.pool import OpponentPool
 from train.selfplay_config import EXPERT, SelfPlayConfig
+from train.throw_values import ThrowValueNet, turned_samples
 
 # ------------------------------------------------------------------------------------------
 # 3. Seats as rows: credit assignment and GAE
@@ -200,10 +201,13 @@ def frozen_actor(path: Path, device: str = "cpu"):
 
     trunk = torch.nn.Sequential(*linears(policy.layers), torch.nn.ReLU()).to(device)
     head = linears([policy.action])[0].to(device)
+    values = None
     if isinstance(policy, KeepsActor):
         ctx = linears([(policy._ctx[0].T, policy._ctx[1])])[0].to(device)
         keep = torch.nn.Sequential(*linears([(w.T, b) for w, b in policy._keep])).to(device)
         tables = throw_tables_torch()
+        if policy.value_layers:
+            values = throw_value_net(policy).to(device)
 
     def logits(obs: np.ndarray, cards: CardRows | None = None) -> np.ndarray:
         with torch.no_grad():
@@ -211,10 +215,22 @@ def frozen_actor(path: Path, device: str = "cpu"):
             h = trunk(x)
             out = head(h)
             if isinstance(policy, KeepsActor):
-                out = throw_logits(x, h, out, ctx, keep, tables)
+                out = throw_logits(x, h, out, ctx, keep, tables, values)
             return out.cpu().numpy()
 
     return logits
+
+
+def throw_value_net(policy) -> ThrowValueNet:
+    """The throw values of a ``keeps`` policy file (:class:`agents.ppo.KeepsActor`) as the
+    torch :class:`train.throw_values.ThrowValueNet`."""
+    layers = policy.value_layers                      # (in, out) weights, float64
+    net = ThrowValueNet([wt.shape[1] for wt, _ in layers[:-1]], policy.value_beta)
+    with torch.no_grad():
+        for m, (wt, b) in zip(net.linears(), layers):
+            m.weight.copy_(torch.from_numpy(wt.T.astype(np.float32)))
+            m.bias.copy_(torch.from_numpy(b.astype(np.float32)))
+    return net
 
 
 def expert_cards(cards: CardRows) -> np.ndarray:
@@ -262,6 +278,9 @@ class Games:
                              skunks=config.skunks,
                              shaping=config.shaping if config.reward == "mix" else 0.0)
         self.all_rows = np.arange(n * seats)
+        #: with ``throw_values``: :func:`train.throw_values.turned_samples` of the games whose
+        #: starter was turned since the last :meth:`take_samples`
+        self.samples: list[dict[str, np.ndarray]] = []
         self.assign(np.arange(n))
 
     def _seeds(self, k: int) -> np.ndarray:
@@ -290,13 +309,25 @@ class Games:
             self.policies[EXPERT] = None   # played from the card features (expert_cards)
         self.policies = {k: v for k, v in self.policies.items() if k in in_play}
 
+    def take_samples(self) -> dict[str, np.ndarray]:
+        """The throw-value samples gathered since the last call, concatenated (and forgotten)."""
+        taken, self.samples = self.samples, []
+        if not taken:
+            return {"cards": np.zeros((0, 6), np.int64)}
+        return {k: np.concatenate([t[k] for t in taken]) for k in taken[0]}
+
     def step(self, actions: np.ndarray, rollout: SeatRollout) -> list[float]:
         """Play one card in every game; credit every seat's reward to its open decision; close
         the decisions of finished games and restart them. Returns the learner's results (1 won,
         0 lost) in the finished games against an opponent, as ``(opponent, result)``."""
         vg, seats = self.vg, self.config.num_players
+        discarding = vg.phase == 0
         rewards = vg.step(actions)
         rollout.earn(self.all_rows, rewards.ravel())
+        if self.config.throw_values:
+            turned = np.flatnonzero(discarding & (vg.phase != 0))
+            if turned.size:
+                self.samples.append(turned_samples(vg, turned))
         done = np.flatnonzero(vg.done)
         results: list[tuple[str, float]] = []
         if done.size:
