@@ -26,7 +26,8 @@ the base's: valuing the throws by playouts made the shipped agent weaker (``resu
 Decisions are deterministic under the seed.
 
 Spelling: ``search:BASE`` with an optional ``?`` query, ``search:ppo:shipped?playouts=600&margin=1``
-(any :func:`~agents.base.make_agent` spec as BASE).
+(any :func:`~agents.base.make_agent` spec as BASE; ``playouts`` from 1 to 1,000,000, checked
+when the spec is read).
 
 >>> from agents import make_agent
 >>> from cribenv.game import Game
@@ -50,10 +51,13 @@ from agents.winprob import TARGETS, seat_wins
 from cribenv.game import Phase, PlayerView, Rules
 from cribenv.positions import Hidden, sample_hidden
 
-__all__ = ["DEFAULT_MARGIN", "DEFAULT_PLAYOUTS", "SearchAgent", "parse_spec"]
+__all__ = ["DEFAULT_MARGIN", "DEFAULT_PLAYOUTS", "MAX_PLAYOUTS", "SearchAgent", "parse_spec"]
 
 #: Playouts a decision by default (shared by the legal cards): about 15 ms here.
 DEFAULT_PLAYOUTS = 600
+#: The most playouts a decision, checked when the spec is read (``cribenv expert-iteration``
+#: bounds its own alike): a decision takes about 11 KB of memory a playout (1.1 GB at 100,000).
+MAX_PLAYOUTS = 1_000_000
 #: Standard errors of the paired difference a card needs to overrule the base.
 DEFAULT_MARGIN = 0.0
 #: Deals drawn for each one kept: the kept ones are resampled from them by their likelihood.
@@ -86,12 +90,26 @@ def parse_spec(arg: str) -> tuple[str, dict[str, Any]]:
             options[key] = int(value) if key == "playouts" else float(value)
         except ValueError:
             raise ValueError(f"search option {key}={value!r} is not a number") from None
-    if options.get("playouts", 1) < 1:
-        raise ValueError(f"search playouts must be at least 1, got {options['playouts']}")
-    margin = options.get("margin", 0.0)
-    if not np.isfinite(margin) or margin < 0:
-        raise ValueError(f"search margin must be a finite number >= 0, got {margin}")
+    check_options(**options)
     return base, options
+
+
+def check_options(playouts: int = DEFAULT_PLAYOUTS, margin: float = DEFAULT_MARGIN) -> None:
+    """A ValueError naming ``playouts`` (a whole number from 1 to :data:`MAX_PLAYOUTS`) or
+    ``margin`` (a finite number >= 0) when out of range.
+
+    >>> check_options(playouts=10**9)
+    Traceback (most recent call last):
+    ...
+    ValueError: search playouts must be a whole number from 1 to 1,000,000, got 1000000000
+    """
+    if isinstance(playouts, bool) or not isinstance(playouts, (int, np.integer)) \
+            or not 1 <= playouts <= MAX_PLAYOUTS:
+        raise ValueError(f"search playouts must be a whole number from 1 to {MAX_PLAYOUTS:,}, "
+                         f"got {playouts!r}")
+    if not isinstance(margin, (int, float, np.number)) or not np.isfinite(margin) \
+            or margin < 0:
+        raise ValueError(f"search margin must be a finite number >= 0, got {margin!r}")
 
 
 class SearchAgent(ViewAgent):
@@ -108,6 +126,7 @@ class SearchAgent(ViewAgent):
                  playouts: int = DEFAULT_PLAYOUTS, margin: float = DEFAULT_MARGIN,
                  name: str | None = None) -> None:
         super().__init__(seed)
+        check_options(playouts, margin)
         self.base = make_agent(base, seed=seed)
         self.playouts = int(playouts)
         self.margin = float(margin)

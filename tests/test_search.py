@@ -58,7 +58,9 @@ def test_search_finds_the_card_that_wins_the_game():
 
 @pytest.mark.parametrize("spec, words", [
     ("search:", "needs a base agent"),
-    ("search:expert?playouts=0", "at least 1"),
+    ("search:expert?playouts=0", "from 1 to 1,000,000, got 0"),
+    ("search:expert?playouts=1000000000", "from 1 to 1,000,000, got 1000000000"),
+    ("search:expert?playouts=1000001", "from 1 to 1,000,000, got 1000001"),
     ("search:expert?playouts=lots", "not a number"),
     ("search:expert?margin=-1", ">= 0"),
     ("search:expert?margin=nan", ">= 0"),
@@ -69,6 +71,29 @@ def test_search_finds_the_card_that_wins_the_game():
 def test_bad_specs_are_refused_with_the_value(spec, words):
     with pytest.raises(ValueError, match=words.replace("?", r"\?")):
         make_agent(spec)
+
+
+def test_the_budget_is_bounded_however_it_is_given():
+    from agents.search import MAX_PLAYOUTS, SearchAgent
+
+    assert make_agent(f"search:random?playouts={MAX_PLAYOUTS}").playouts == MAX_PLAYOUTS
+    for bad in (MAX_PLAYOUTS + 1, 0, 2.5, True):
+        with pytest.raises(ValueError, match="search playouts must be a whole number"):
+            SearchAgent("random", playouts=bad)
+    with pytest.raises(ValueError, match="search margin"):
+        make_agent("search:random", margin=float("inf"))
+
+
+def test_the_cli_refuses_a_huge_budget_before_any_game(tmp_path, capsys):
+    """Exit 2 with the value named, no traceback, and no database written."""
+    from cribenv.cli import main
+
+    db = tmp_path / "t.sqlite"
+    status = main(["tournament", "--agents", "search:expert?playouts=1000000000", "random",
+                   "--games", "2", "--db", str(db), "--no-progress"])
+    err = capsys.readouterr().err
+    assert status == 2 and "1,000,000, got 1000000000" in err and "Traceback" not in err
+    assert not db.exists()
 
 
 def test_search_plays_as_an_env_opponent():
