@@ -5,6 +5,8 @@ same file, and bad settings are refused."""
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -150,3 +152,212 @@ def test_a_resume_from_another_base_file_is_refused(tmp_path):
     (tmp_path / "run" / "round-1" / "policy.safetensors").rename(base)   # the file changed
     with pytest.raises(ValueError, match="base_sha256"):
         ei.run_iteration(tmp_path / "run", settings, workers=1, progress=False)
+
+
+# ---------------------------------------------------------------------------- under damage
+
+RUN_ARGS = ["--rounds", "2", "--games", "2", "--playouts", "20", "--epochs", "1",
+            "--eval-games", "2", "--workers", "1"]
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory):
+    """A finished two-round run, made by the command line."""
+    from cribenv.cli import main
+
+    run = tmp_path_factory.mktemp("finished") / "run"
+    assert main(["expert-iteration", "--run-dir", str(run), *RUN_ARGS]) == 0
+    return run
+
+
+def _snapshot(folder):
+    return {str(p.relative_to(folder)): "folder" if p.is_dir() else p.read_bytes()
+            for p in sorted(folder.rglob("*"))}
+
+
+def _refit(run):
+    """Round 1 to be fitted again: its chunk is read back."""
+    (run / "round-1" / "fit.json").unlink()
+    (run / "round-1" / "policy.safetensors").unlink()
+
+
+def _rewrite_chunk(path, **change):
+    data = {**dict(np.load(path)), **change}
+    with open(path, "wb") as fh:
+        np.savez_compressed(fh, **data)
+
+
+def _as_folder(path):
+    path.unlink()
+    path.mkdir()
+
+
+def _settings_with(run, **change):
+    path = run / "settings.json"
+    path.write_text(json.dumps({**json.loads(path.read_text()), **change}))
+
+
+CHUNK = "round-1/games/chunk-0000.npz"
+DAMAGE = {   # name: (damage, the file the error names)
+    "settings [1,2]": (lambda r: (r / "settings.json").write_text("[1, 2]"), "settings.json"),
+    "settings empty": (lambda r: (r / "settings.json").write_text(""), "settings.json"),
+    "settings not UTF-8": (lambda r: (r / "settings.json").write_bytes(b"\xff{}"),
+                           "settings.json"),
+    "settings {}": (lambda r: (r / "settings.json").write_text("{}"), "settings.json"),
+    "settings a folder": (lambda r: _as_folder(r / "settings.json"), "settings.json"),
+    "settings of another base": (lambda r: _settings_with(r, base_sha256="0" * 64),
+                                 "settings.json"),
+    "chunk truncated": (lambda r: (_refit(r), (r / CHUNK).write_bytes(
+        (r / CHUNK).read_bytes()[:300])), CHUNK),
+    "chunk empty": (lambda r: (_refit(r), (r / CHUNK).write_bytes(b"")), CHUNK),
+    "chunk of text": (lambda r: (_refit(r), (r / CHUNK).write_text("hello")), CHUNK),
+    "chunk foreign": (lambda r: (_refit(r), np.savez(r / CHUNK, x=np.arange(3))), CHUNK),
+    "chunk of the wrong shape": (lambda r: (_refit(r), _rewrite_chunk(
+        r / CHUNK, legal=np.load(r / CHUNK)["legal"][:, :5])), CHUNK),
+    "chunk of another round": (lambda r: (_refit(r), _rewrite_chunk(
+        r / CHUNK, seed=np.int64(12345))), CHUNK),
+    "chunk a folder": (lambda r: (_refit(r), _as_folder(r / CHUNK)), CHUNK),
+    "games a file": (lambda r: (_refit(r), (r / CHUNK).unlink(), (r / CHUNK).parent.rmdir(),
+                                (r / CHUNK).parent.write_text("x")), "round-1/games"),
+    "fit [1]": (lambda r: (r / "round-1/fit.json").write_text("[1]"), "round-1/fit.json"),
+    "fit empty": (lambda r: (r / "round-1/fit.json").write_text(""), "round-1/fit.json"),
+    "fit of words": (lambda r: (r / "round-1/fit.json").write_text('{"decisions": "x"}'),
+                     "round-1/fit.json"),
+    "eval [1]": (lambda r: (r / "round-1/eval.json").write_text("[1]"), "round-1/eval.json"),
+    "eval {'expert': 1}": (lambda r: (r / "round-1/eval.json").write_text('{"expert": 1}'),
+                           "round-1/eval.json"),
+    "eval without rates": (lambda r: (r / "round-1/eval.json").write_text(
+        '{"expert": {"games": 2}, "base": {"games": 2}}'), "round-1/eval.json"),
+    "policy truncated": (lambda r: (r / "round-1/policy.safetensors").write_bytes(
+        (r / "round-1/policy.safetensors").read_bytes()[:500]), "round-1/policy.safetensors"),
+    "policy of another round": (lambda r: (r / "round-2/policy.safetensors").write_bytes(
+        (r / "round-1/policy.safetensors").read_bytes()), "round-2/policy.safetensors"),
+}
+
+
+@pytest.mark.parametrize("case", list(DAMAGE))
+def test_a_damaged_file_is_named_and_nothing_is_changed(finished_run, tmp_path, capsys, case):
+    import shutil
+
+    from cribenv.cli import main
+
+    run = tmp_path / "run"
+    shutil.copytree(finished_run, run)
+    damage, named = DAMAGE[case]
+    damage(run)
+    before = _snapshot(run)
+    assert main(["expert-iteration", "--run-dir", str(run), *RUN_ARGS]) == 2
+    err = capsys.readouterr().err
+    assert f"{run / named} " in err and "Traceback" not in err, err
+    assert _snapshot(run) == before
+
+
+def test_a_half_written_chunk_of_a_killed_worker_is_cleared(finished_run, tmp_path):
+    import shutil
+
+    run = tmp_path / "run"
+    shutil.copytree(finished_run, run)
+    _refit(run)
+    (run / "round-1" / "games" / ".chunk-0000.tmp999.npz").write_bytes(b"half")
+    settings = ei.IterationSettings(rounds=2, games=2, playouts=20, epochs=1, eval_games=2)
+    ei.run_iteration(run, settings, workers=1, progress=False, log=lambda *_: None)
+    assert sorted(p.name for p in (run / "round-1" / "games").iterdir()) == ["chunk-0000.npz"]
+    assert _snapshot(run) == _snapshot(finished_run)    # the same round, fitted again
+
+
+def test_a_second_run_on_the_same_folder_is_refused(tmp_path, capsys):
+    fcntl = pytest.importorskip("fcntl")
+    from cribenv.cli import main
+
+    run = tmp_path / "run"
+    run.mkdir()
+    fd = os.open(run, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)       # as a run on the folder holds it
+        assert main(["expert-iteration", "--run-dir", str(run), *RUN_ARGS]) == 2
+    finally:
+        os.close(fd)
+    assert "is in use by another expert-iteration run" in capsys.readouterr().err
+    assert list(run.iterdir()) == []
+
+
+def test_a_run_resumes_from_another_checkout_of_the_same_base(tmp_path):
+    from agents.ppo import SHIPPED_POLICY
+
+    settings = {}
+    for checkout in ("a", "b"):
+        base = tmp_path / checkout / "base.safetensors"
+        base.parent.mkdir()
+        base.write_bytes(SHIPPED_POLICY.read_bytes())
+        settings[checkout] = ei.IterationSettings(base=str(base), rounds=1, games=2,
+                                                  playouts=20, epochs=1, eval_games=0)
+    ei.run_iteration(tmp_path / "run", settings["a"], workers=1, progress=False,
+                     log=lambda *_: None)
+    made = _snapshot(tmp_path / "run" / "round-1")
+    ei.run_iteration(tmp_path / "run", settings["b"], workers=1, progress=False,
+                     log=lambda *_: None)
+    assert _snapshot(tmp_path / "run" / "round-1") == made       # resumed, nothing redone
+    saved = json.loads((tmp_path / "run" / "settings.json").read_text())
+    assert saved["base_file"] == str((tmp_path / "b" / "base.safetensors").resolve())
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            out.append(int(stat.parent.name))
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+SLOW_ROUND = """
+import sys, time
+from pathlib import Path
+from train import expert_iteration as ei
+
+def _play_job(job):          # a chunk that takes long: the workers are busy when killed
+    time.sleep(120)
+
+ei._play_job = _play_job
+ei.play_round(Path(sys.argv[1]), "shipped", ei.IterationSettings(games=60, playouts=1), 1,
+              workers=2, progress=False)
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
+def test_the_workers_exit_when_the_run_is_killed(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    root = Path(__file__).resolve().parents[1]
+    run = subprocess.Popen([sys.executable, "-c", SLOW_ROUND, str(tmp_path / "round")],
+                           cwd=root)
+    workers: list[int] = []
+    try:
+        deadline = time.monotonic() + 60
+        while len(workers) < 2 and time.monotonic() < deadline and run.poll() is None:
+            time.sleep(0.2)
+            workers = _children(run.pid)
+        assert len(workers) == 2, "the pool did not start"
+        run.kill()                                   # kill -9 of the run
+        run.wait()
+        deadline = time.monotonic() + 10
+        while any(map(_alive, workers)) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not any(map(_alive, workers)), "a worker outlived the run"
+    finally:
+        run.kill()
+        for pid in filter(_alive, workers):
+            os.kill(pid, signal.SIGKILL)

@@ -25,6 +25,12 @@ games has its own seed::
 
     cribenv expert-iteration --run-dir runs/exit --rounds 2 --games 2000
 
+A run holds its folder (an ``flock`` on it, let go when the process ends, a ``kill -9``
+included): a second run on the same folder is refused. Before it writes anything, a run checks
+every file it will read back (``settings.json``, each round's chunks, ``fit.json``,
+``eval.json`` and policy): a damaged or foreign one is named, and nothing is changed. The pool's
+workers exit once the run's process is gone.
+
 The search's leaf values come from the win-probability table (:mod:`agents.winprob`), not from
 a critic, so no critic is fitted.
 """
@@ -34,7 +40,12 @@ from __future__ import annotations
 import argparse
 import concurrent.futures as cf
 import json
+import os
 import time
+import zipfile
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -49,6 +60,11 @@ SLOTS = 6
 #: Games in one chunk: the unit of work, of seeding and of resume.
 CHUNK_GAMES = 20
 PLAY, DISCARD = 1, 0
+#: What ``fit.json`` holds (numbers) and each opponent of ``eval.json`` (numbers; ``games`` a
+#: whole number).
+FIT_KEYS = ("decisions", "play_decisions", "agreement_before", "held_out_loss_before",
+            "held_out_loss", "agreement")
+EVAL_KEYS = ("win_rate", "win_lo", "win_hi", "net_points", "games")
 
 
 @dataclass
@@ -171,8 +187,41 @@ def play_chunk(base: str, seed: int, games: int, playouts: int) -> dict[str, np.
 def _play_job(args: tuple[str, int, int, int, str]) -> str:
     base, seed, games, playouts, path = args
     data = play_chunk(base, seed, games, playouts)
-    write_with(path, lambda tmp: np.savez_compressed(tmp, **data))
+    # the chunk's seed goes with it: a chunk of another round or run is told apart on resume
+    write_with(path, lambda tmp: np.savez_compressed(tmp, seed=np.int64(seed), **data))
     return path
+
+
+def read_chunk(path: Path, seed: int | None = None) -> dict[str, np.ndarray]:
+    """The rows of a chunk file (:func:`play_chunk`'s arrays), checked: a ValueError names a
+    file that is damaged, not a chunk, or (``seed`` given) the chunk of another round or run."""
+    from agents.features import NUM_FEATURES
+
+    fix = "delete it to play its games again"
+    if path.exists() and not path.is_file():
+        raise ValueError(f"{path} is a folder, not a chunk of games; {fix}")
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            data = {k: z[k] for k in z.files}
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
+        raise ValueError(f"{path} is damaged or not a chunk of games ({exc}); {fix}") from None
+    n = len(data.get("kind", ()))
+    shapes = {"kind": (n,), "legal": (n, SLOTS), "prior": (n, SLOTS),
+              "features": (n, SLOTS, NUM_FEATURES), "values": (n, SLOTS), "card": (n,)}
+    if (set(data) - {"seed"} != set(shapes) or n == 0
+            or any(data[k].shape != shape for k, shape in shapes.items())
+            or any(not np.issubdtype(data[k].dtype, np.integer) for k in ("kind", "legal", "card"))
+            or not np.isin(data["kind"], (PLAY, DISCARD)).all()
+            or not ((data["legal"] >= -1) & (data["legal"] <= 51)).all()
+            or not (data["legal"] == data["card"][:, None]).any(1).all()):
+        found = ", ".join(f"{k} {v.shape}" for k, v in data.items())
+        raise ValueError(f"{path} is not a chunk of games of this version (arrays: "
+                         f"{found or 'none'}); {fix}")
+    if seed is not None and "seed" in data and int(data.pop("seed")) != seed:
+        raise ValueError(f"{path} is a chunk of another round or run (its seed is not this "
+                         f"chunk's); {fix}")
+    data.pop("seed", None)
+    return data
 
 
 def play_round(folder: Path, base: str, settings: IterationSettings, round_no: int,
@@ -189,22 +238,37 @@ def play_round(folder: Path, base: str, settings: IterationSettings, round_no: i
             jobs.append((base, _chunk_seed(settings.seed, round_no, c),
                          min(CHUNK_GAMES, settings.games - start), settings.playouts,
                          str(path)))
+    for tmp in games_dir.glob(".chunk-*.tmp*.npz"):   # half-written by a killed worker
+        tmp.unlink(missing_ok=True)
     done = settings.games - sum(j[2] for j in jobs)
     with tqdm(total=settings.games, initial=done, unit="game", disable=not progress,
               desc=f"round {round_no}: search games") as bar:
         if workers > 1 and len(jobs) > 1:
-            with cf.ProcessPoolExecutor(workers) as ex:
-                futures = {ex.submit(_play_job, j): j for j in jobs}
-                for fut in cf.as_completed(futures):
-                    fut.result()
-                    bar.update(futures[fut][2])
+            _play_in_pool(jobs, workers, bar)
         else:
             for j in jobs:
                 _play_job(j)
                 bar.update(j[2])
-    parts = [dict(np.load(games_dir / f"chunk-{c:04d}.npz"))
+    parts = [read_chunk(games_dir / f"chunk-{c:04d}.npz", _chunk_seed(settings.seed, round_no, c))
              for c in range(-(-settings.games // CHUNK_GAMES))]
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+
+def _play_in_pool(jobs: list[tuple], workers: int, bar) -> None:
+    """Play ``jobs`` in ``workers`` processes, each of which exits once this process is gone
+    (a ``kill -9`` included) rather than idle forever."""
+    from agents.tournament.workers import _init_worker
+
+    ex = cf.ProcessPoolExecutor(workers, initializer=_init_worker)
+    try:
+        futures = {ex.submit(_play_job, j): j for j in jobs}
+        for fut in cf.as_completed(futures):
+            fut.result()
+            bar.update(futures[fut][2])
+    except BaseException:
+        ex.shutdown(wait=False, cancel_futures=True)
+        raise
+    ex.shutdown()
 
 
 # ---------------------------------------------------------------------------- fit
@@ -323,18 +387,123 @@ def _file_hash(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _settings(run_dir: Path, settings: IterationSettings, base: Path) -> None:
-    """Save the run's settings with the first base's file and hash; a resume must not change
-    what defines the results (ValueError naming the setting, or the base's file)."""
+def _read_json(path: Path, what: str, fix: str) -> Any:
+    """The JSON in ``path``; a ValueError naming the file when it cannot be read as JSON."""
+    if not path.is_file():
+        raise ValueError(f"{path} is a folder, not {what}; {fix}")
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:    # JSON and UTF-8 errors are ValueErrors
+        raise ValueError(f"{path} is damaged: not {what} ({exc}); {fix}") from None
+
+
+def _is_number(x: Any) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool)
+
+
+def _check_fit(path: Path) -> dict[str, float]:
+    """A round's ``fit.json``, checked (ValueError naming it)."""
+    fix = "delete it to fit the round again"
+    stats = _read_json(path, "a round's fit statistics", fix)
+    if not (isinstance(stats, dict) and all(_is_number(stats.get(k)) for k in FIT_KEYS)):
+        raise ValueError(f"{path} is damaged: not a round's fit statistics (a JSON object of "
+                         f"{', '.join(FIT_KEYS)}); {fix}")
+    return stats
+
+
+def _check_eval(path: Path) -> dict[str, dict[str, Any]]:
+    """A round's ``eval.json``, checked (ValueError naming it)."""
+    fix = "delete it to measure the round again"
+    res = _read_json(path, "a round's evaluation", fix)
+    if not (isinstance(res, dict) and set(res) == {"expert", "base"} and all(
+            isinstance(r, dict) and all(_is_number(r.get(k)) for k in EVAL_KEYS)
+            and type(r["games"]) is int for r in res.values())):
+        raise ValueError(f"{path} is damaged: not a round's evaluation (a JSON object of "
+                         f"'expert' and 'base', each with {', '.join(EVAL_KEYS)}); {fix}")
+    return res
+
+
+def _record(settings: IterationSettings, base: Path) -> dict[str, Any]:
+    return {**asdict(settings), "base_file": str(base.resolve()),
+            "base_sha256": _file_hash(base)}
+
+
+def _check_settings(run_dir: Path, record: dict[str, Any]) -> None:
+    """A resume must not change what defines the results: ValueError naming the setting, or a
+    damaged ``settings.json``. The first base is compared by its hash, not its path (the same
+    file in another checkout resumes the run)."""
     path = run_dir / "settings.json"
-    record = {**asdict(settings), "base_file": str(base.resolve()), "base_sha256": _file_hash(base)}
-    if path.is_file():
-        saved = json.loads(path.read_text())
-        for key, value in record.items():
-            if key not in IterationSettings.RESUMABLE and saved.get(key) != value:
-                raise ValueError(f"{path} was made with {key}={saved.get(key)!r}, not "
-                                 f"{value!r}: use another --run-dir or the same settings")
-    write_text(path, json.dumps(record, indent=2) + "\n")
+    if not path.exists():
+        return
+    fix = "move it aside or use another --run-dir"
+    saved = _read_json(path, "the settings of an expert-iteration run", fix)
+    if not isinstance(saved, dict) or not set(record) <= set(saved):
+        missing = sorted(set(record) - set(saved)) if isinstance(saved, dict) else []
+        raise ValueError(f"{path} is damaged: not the settings of an expert-iteration run "
+                         f"({'no ' + ', '.join(missing) if missing else 'not a JSON object'}); "
+                         f"{fix}")
+    for key, value in record.items():
+        if key not in (*IterationSettings.RESUMABLE, "base", "base_file") \
+                and saved[key] != value:
+            raise ValueError(f"{path} was made with {key}={saved[key]!r}, not "
+                             f"{value!r}: use another --run-dir or the same settings")
+
+
+def _check_rounds(run_dir: Path, settings: IterationSettings, base_sha256: str) -> None:
+    """Every file of the run's rounds that the run will read back, checked before anything is
+    written: a ValueError names the first one damaged, foreign or of the wrong kind."""
+    from agents.ppo import load_policy
+
+    for round_no in range(1, settings.rounds + 1):
+        folder = run_dir / f"round-{round_no}"
+        for path, kind in ((folder, "folder"), (folder / "games", "folder"),
+                           (folder / "policy.safetensors", "file"), (folder / "fit.json", "file")):
+            if path.exists() and (path.is_dir() != (kind == "folder")):
+                raise ValueError(f"{path} is a {'file' if kind == 'folder' else 'folder'}, not "
+                                 f"a {kind}; move it aside or use another --run-dir")
+        policy, fit_path = folder / "policy.safetensors", folder / "fit.json"
+        if policy.is_file() and fit_path.is_file():
+            _check_fit(fit_path)
+            fix = "delete it and fit.json beside it to fit the round again"
+            try:
+                config = load_policy(policy).config
+            except ValueError as exc:
+                raise ValueError(f"{exc}; {fix}") from None
+            if base_sha256 and (config.get("expert_iteration_round") != round_no
+                                or config.get("base_sha256") != base_sha256):
+                raise ValueError(f"{policy} is not round {round_no} of this run (another base "
+                                 f"or round); {fix}")
+            base_sha256 = _file_hash(policy)
+        else:
+            base_sha256 = ""        # fitted again: the next round's base is not known yet
+            for c in range(-(-settings.games // CHUNK_GAMES)):
+                path = folder / "games" / f"chunk-{c:04d}.npz"
+                if path.exists():
+                    read_chunk(path, _chunk_seed(settings.seed, round_no, c))
+        if (folder / "eval.json").exists():
+            _check_eval(folder / "eval.json")
+
+
+@contextmanager
+def _holding(run_dir: Path) -> Iterator[None]:
+    """Hold ``run_dir`` for this run: an ``flock`` on the folder, let go when the process (and
+    the workers it forked) end, a ``kill -9`` included. A second run is refused (ValueError)."""
+    try:
+        import fcntl
+    except ImportError:      # not a POSIX system: no lock
+        yield
+        return
+    fd = os.open(run_dir, os.O_RDONLY)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ValueError(f"--run-dir {str(run_dir)!r} is in use by another expert-iteration "
+                             "run (or its workers, still ending): wait for it, or use another "
+                             "--run-dir") from None
+        yield
+    finally:
+        os.close(fd)
 
 
 def _check_can_start(run_dir: Path, settings: IterationSettings) -> Path:
@@ -363,8 +532,17 @@ def run_iteration(run_dir: str | Path, settings: IterationSettings, workers: int
         run_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise ValueError(f"--run-dir {str(run_dir)!r} cannot be made: {exc.strerror}") from None
-    _settings(run_dir, settings, first)
-    base = str(first)
+    with _holding(run_dir):
+        record = _record(settings, first)
+        _check_settings(run_dir, record)
+        _check_rounds(run_dir, settings, record["base_sha256"])
+        write_text(run_dir / "settings.json", json.dumps(record, indent=2) + "\n")
+        return _run_rounds(run_dir, settings, str(first), workers, progress, log)
+
+
+def _run_rounds(run_dir: Path, settings: IterationSettings, base: str, workers: int,
+                progress: bool, log) -> list[dict[str, Any]]:
+    """The rounds of :func:`run_iteration`, in a checked run folder that this run holds."""
     summaries = []
     for round_no in range(1, settings.rounds + 1):
         folder = run_dir / f"round-{round_no}"
@@ -382,15 +560,14 @@ def run_iteration(run_dir: str | Path, settings: IterationSettings, workers: int
                                "base": Path(base).name, "base_sha256": _file_hash(Path(base)),
                                **{k: round(v, 4) for k, v in stats.items()}})
         summary = {"round": round_no, "base": base, "policy": str(policy),
-                   **json.loads(fit_path.read_text())}
+                   **_check_fit(fit_path)}
         eval_path = folder / "eval.json"
         if settings.eval_games and (not eval_path.is_file() or any(
-                r.get("games") != settings.eval_games
-                for r in json.loads(eval_path.read_text()).values())):
+                r["games"] != settings.eval_games for r in _check_eval(eval_path).values())):
             write_text(eval_path, json.dumps(_evaluate(policy, base, settings.eval_games),
                                              indent=2) + "\n")
         if eval_path.is_file():
-            summary["eval"] = json.loads(eval_path.read_text())
+            summary["eval"] = _check_eval(eval_path)
             for name, res in summary["eval"].items():
                 log(f"round {round_no}: against {name}: {100 * res['win_rate']:.1f}% "
                     f"[{100 * res['win_lo']:.1f}, {100 * res['win_hi']:.1f}] of "
