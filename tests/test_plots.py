@@ -119,7 +119,7 @@ def test_tournament_markers_at_0_and_100_percent_stay_inside(tmp_path):
     fig: Figure = captured["fig"]
     ax = fig.axes[0]
     low, high = ax.get_xlim()
-    assert low < 0 and high > 100 and not overlaps(fig)
+    assert low < 0 and high > 100 and not overlaps(fig) and not outside(fig)
 
 
 def test_tournament_png_says_what_a_given_name_stands_for(tmp_path, monkeypatch):
@@ -154,3 +154,46 @@ def test_tournament_png_says_what_a_given_name_stands_for(tmp_path, monkeypatch)
     for ax in fig.axes:
         assert not note.overlaps(ax.get_tightbbox(renderer)), "the footnote overlaps an axis"
     assert not overlaps(fig)
+
+
+def outside(fig) -> list[str]:
+    """What of ``fig`` is drawn beyond its edges: an axes with its title, labels and tick
+    labels (as drawn), or a text of the figure."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    frame = fig.bbox.padded(1)   # a pixel of rounding
+    boxes = [(f"axes {ax.get_title()!r}", ax.get_tightbbox(renderer)) for ax in fig.axes]
+    boxes += [(repr(t.get_text()), t.get_window_extent(renderer)) for t in fig.texts
+              if t.get_visible() and t.get_text()]
+    return [name for name, box in boxes
+            if box.x0 < frame.x0 or box.x1 > frame.x1 or box.y0 < frame.y0 or box.y1 > frame.y1]
+
+
+def test_tournament_png_keeps_a_60_character_name_and_the_labels_inside(tmp_path, monkeypatch):
+    """A 60-character agent name pushed the ratings' x label off the right of the image."""
+    from agents.tournament import run_tournament
+    from agents.tournament.plots import plot_report
+
+    name = "sweep-lr3e-4-entropy0.01-clip0.2-gamma0.995-batch4096-seed-07"[:60]
+    assert len(name) == 60
+    report = run_tournament([f"{name}=greedy", "random", "expert"], 2,
+                            db_path=tmp_path / "t.sqlite", progress=False, bootstrap=0)
+    import agents.tournament.plots as plots
+
+    seen = {}
+    real = plots.save_figure
+
+    def keep(fig, path, **kwargs):
+        seen["fig"] = fig
+        return real(fig, path, **kwargs)
+
+    monkeypatch.setattr(plots, "save_figure", keep)
+    plot_report(report, tmp_path / "t.png")
+    fig = seen["fig"]
+    assert not outside(fig), outside(fig)
+    assert not overlaps(fig), overlaps(fig)
+    for ax in fig.axes:   # the axes keep a readable width
+        assert ax.get_position().width > 0.2

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import textwrap
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -18,11 +19,14 @@ def plot_report(report: TournamentReport, path: str | os.PathLike[str]) -> None:
     with theirs (open intervals run to the edge of the axis, with an arrow head)."""
     from matplotlib.figure import Figure  # no pyplot: no global backend, no GUI
 
-    n_pairs = max(1, len(report.pairs))
-    height = max(3.0, 0.45 * max(n_pairs, len(report.ratings)) + 1.6)
+    labels = [_pair_label(p.agent_a, p.agent_b) for p in report.pairs]
+    names = {r.agent: _wrapped(r.agent) for r in report.ratings}
+    # a row's height grows with the lines of its label (a long name wraps)
+    label_lines = max([label.count("\n") + 1 for label in [*labels, *names.values()]] or [1])
+    rows = max(1, len(report.pairs), len(report.ratings))
+    height = max(3.0, (0.3 + 0.15 * label_lines) * rows + 1.6)
     fig = Figure(figsize=(12, height))
     ax1, ax2 = fig.subplots(1, 2)
-    labels = [f"{p.agent_a} vs {p.agent_b}" for p in report.pairs]
     ys = np.arange(len(report.pairs))
     vals = np.array([p.win_rate_a.value for p in report.pairs], float) * 100
     lows = np.array([p.win_rate_a.low for p in report.pairs], float) * 100
@@ -57,10 +61,10 @@ def plot_report(report: TournamentReport, path: str | os.PathLike[str]) -> None:
         if hi_open:
             ax2.plot([right], [y], marker=">", color="tab:red")
     ax2.set_xlim(left - 0.02 * span, right + 0.02 * span)
-    ax2.set_yticks(ry, [r.agent for r in ratings])
+    ax2.set_yticks(ry, [names[r.agent] for r in ratings])
     ax2.invert_yaxis()
-    ax2.set_xlabel(f"Bradley-Terry rating, Elo scale ({report.anchor}; "
-                   f"{report.confidence:.0%} bootstrap CI)")
+    ax2.set_xlabel(textwrap.fill(f"Bradley-Terry rating, Elo scale ({report.anchor}; "
+                                 f"{report.confidence:.0%} bootstrap CI)", 45))
     ax2.set_title("Ratings")
     ax2.grid(axis="x", alpha=0.3)
     fig.suptitle(f"cribenv tournament: {report.games} games, {report.games_per_pair} per pair, "
@@ -71,3 +75,15 @@ def plot_report(report: TournamentReport, path: str | os.PathLike[str]) -> None:
     lines = legend.count("\n") + 1 if legend else 0
     fig.tight_layout(rect=(0, (0.15 * lines + 0.05) / height if lines else 0, 1, 1))
     save_figure(fig, path, dpi=120)
+
+
+def _wrapped(name: str, width: int = 30) -> str:
+    """``name`` on lines of at most ``width`` characters (broken at hyphens and spaces, or
+    inside a long word), so a long agent name cannot push the axes off the figure."""
+    return textwrap.fill(name, width) if len(name) > width else name
+
+
+def _pair_label(a: str, b: str) -> str:
+    """``"a vs b"`` on one line, or on several when it is long."""
+    label = f"{a} vs {b}"
+    return label if len(label) <= 45 else f"{_wrapped(a)}\nvs {_wrapped(b)}"
