@@ -62,15 +62,37 @@ def figure_of(monkeypatch, call):
     return seen["fig"], out
 
 
-def test_training_png_has_readable_ticks(tmp_path, monkeypatch):
-    from train.selfplay import plot_training
-
-    write_csv(tmp_path / "logs" / "progress.csv", [
+def write_progress(run_dir: Path, n: int = 200) -> None:
+    write_csv(run_dir / "logs" / "progress.csv", [
         {"step": 1_536 * (i + 1), "entropy": 1.0, "approx_kl": 0.01, "value_loss": 0.3,
-         "steps_per_s": 2500.0} for i in range(200)])
+         "steps_per_s": 2500.0} for i in range(n)])
+
+
+def test_training_png_has_readable_ticks(tmp_path, monkeypatch):
+    from train.learning_curve import plot_training
+
+    write_progress(tmp_path)
     write_csv(tmp_path / "eval.csv", eval_rows())
     fig, out = figure_of(monkeypatch, lambda: plot_training(tmp_path))
     assert out.is_file() and not overlaps(fig), overlaps(fig)
+
+
+def test_training_png_titles_are_words_and_show_every_evaluation(tmp_path, monkeypatch):
+    """The panels were titled ``approx_kl``, ``value_loss``, ``steps_per_s``; the win rates'
+    panel names the bots it was evaluated against and ends at the last evaluation."""
+    from train.learning_curve import plot_training
+
+    write_progress(tmp_path)
+    rows = eval_rows(3)
+    rows[-1]["wall_s"] = 1234.5   # the final policy's evaluation, off the regular schedule
+    write_csv(tmp_path / "eval.csv", rows)
+    fig, _ = figure_of(monkeypatch, lambda: plot_training(tmp_path))
+    titles = [ax.get_title() for ax in fig.axes]
+    assert not [t for t in titles if "_" in t or not t], titles
+    assert "expert and greedy" in titles[0]
+    curves = [line for line in fig.axes[0].get_lines() if line.get_label().startswith("vs ")]
+    assert [line.get_xdata()[-1] for line in curves] == [1234.5 / 60] * 2
+    assert not outside(fig), outside(fig)
 
 
 def test_learning_curve_is_in_percent_with_the_fair_line(tmp_path, monkeypatch):
@@ -84,6 +106,16 @@ def test_learning_curve_is_in_percent_with_the_fair_line(tmp_path, monkeypatch):
     assert low <= 50 <= high and high == 100
     assert all(t.get_text().endswith("%") for t in ax.get_yticklabels() if t.get_text())
     assert any(line.get_ydata()[0] == 50 for line in ax.get_lines())
+
+
+def test_learning_curve_title_names_the_bots_it_shows(tmp_path, monkeypatch):
+    """A run evaluated against greedy only was titled "against the heuristic bots"."""
+    from train.learning_curve import plot_learning_curve
+
+    rows = [{k: v for k, v in r.items() if not k.startswith("expert")} for r in eval_rows()]
+    write_csv(tmp_path / "eval.csv", rows)
+    fig, _ = figure_of(monkeypatch, lambda: plot_learning_curve(tmp_path))
+    assert fig.axes[0].get_title() == "Self-play PPO: evaluation against greedy"
 
 
 def test_the_demo_curve_shows_the_50_percent_line_it_names(tmp_path, monkeypatch):

@@ -1,4 +1,6 @@
-"""``learning_curve.png`` of a run: its evaluation history (``eval.csv``) as a plot."""
+"""The figures of a training run: ``learning_curve.png`` (its evaluations, ``eval.csv``) and
+``training.png`` (the evaluations over minutes beside the update statistics of
+``logs/progress.csv``)."""
 
 from __future__ import annotations
 
@@ -28,7 +30,8 @@ def numeric_rows(path: Path, keys=None) -> list[dict[str, str]]:
 
 
 def plot_learning_curve(run_dir: str | Path) -> Path | None:
-    """learning_curve.png from eval.csv: win rate (95% CI) against each heuristic."""
+    """learning_curve.png from eval.csv: win rate (95% CI) against each bot it evaluated
+    against (the title names them)."""
     run_dir = Path(run_dir)
     path = run_dir / "eval.csv"
     if not path.exists():
@@ -44,8 +47,11 @@ def plot_learning_curve(run_dir: str | Path) -> Path | None:
     fig, ax = plt.subplots(figsize=(7, 4))
     plot_win_rates(ax, [int(r["step"]) for r in rows], rows)
     ax.set_xlabel("learner steps")
+    from matplotlib.ticker import EngFormatter
+
+    ax.xaxis.set_major_formatter(EngFormatter(sep=""))   # "10M", not 1.0 and a "1e7" apart
     ax.set_ylabel("win rate (95% CI)")
-    ax.set_title("Self-play PPO: evaluation against the heuristic bots")
+    ax.set_title(f"Self-play PPO: evaluation against {bots_named(rows)}")
     fig.tight_layout()
     out = run_dir / "learning_curve.png"
     from cribenv.files import save_figure
@@ -53,6 +59,77 @@ def plot_learning_curve(run_dir: str | Path) -> Path | None:
     save_figure(fig, out, dpi=120)
     plt.close(fig)
     return out
+
+
+def bots_named(rows: list[dict[str, str]]) -> str:
+    """The bots of eval.csv's columns in words.
+
+    >>> bots_named([{"step": "0", "greedy_win_rate": "0.1"}])
+    'greedy'
+    >>> bots_named([{"expert_win_rate": "0.2", "greedy_win_rate": "0.1", "random_win_rate": "1"}])
+    'expert, greedy and random'
+    """
+    bots = sorted(k[: -len("_win_rate")] for k in rows[0] if k.endswith("_win_rate"))
+    return " and ".join([", ".join(bots[:-1]), bots[-1]] if len(bots) > 1 else bots)
+
+
+# logs/progress.csv's columns drawn by training.png, with each panel's title
+TRAINING_PANELS = {
+    "entropy": "policy entropy (nats)",
+    "approx_kl": "approximate KL of each update",
+    "value_loss": "value loss",
+    "steps_per_s": "learner steps per second",
+}
+
+
+def plot_training(run_dir: str | Path) -> Path | None:
+    """``training.png``: the win rate against each bot (95% intervals) over the minutes of
+    training, every evaluation of ``eval.csv`` to the last, and the policy's entropy, the KL of
+    each update, the value loss and the speed over learner steps (``logs/progress.csv``)."""
+    run_dir = Path(run_dir)
+    progress = run_dir / "logs" / "progress.csv"
+    if not progress.exists():
+        return None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import EngFormatter, MaxNLocator
+
+    keys = ("step", *TRAINING_PANELS)
+    train_rows = numeric_rows(progress, keys)
+    col = {k: np.array([float(r[k]) for r in train_rows]) for k in keys}
+    evals = (numeric_rows(run_dir / "eval.csv")
+             if (run_dir / "eval.csv").exists() else [])
+    evals = [r for r in evals if _finite(r.get("wall_s"))]
+    fig, axes = plt.subplots(1, 1 + len(TRAINING_PANELS), figsize=(20, 3.6))
+    ax = axes[0]
+    if evals:
+        plot_win_rates(ax, np.array([float(r["wall_s"]) for r in evals]) / 60, evals)
+        ax.set_title(f"win rate against {bots_named(evals)} (95% CI)")
+    else:
+        ax.set_title("win rate (no evaluation yet)")
+    ax.set_xlabel("minutes of training")
+    for ax, (key, title) in zip(axes[1:], TRAINING_PANELS.items()):
+        ax.plot(col["step"], col[key], lw=0.8)
+        ax.set_xlabel("learner steps")
+        ax.set_title(title)
+        ax.xaxis.set_major_locator(MaxNLocator(4))   # "2M", not 2000000: labels that fit
+        ax.xaxis.set_major_formatter(EngFormatter(sep=""))
+    fig.tight_layout()
+    out = run_dir / "training.png"
+    from cribenv.files import save_figure
+
+    save_figure(fig, out, dpi=100)
+    plt.close(fig)
+    return out
+
+
+def _finite(text: str | None) -> bool:
+    try:
+        return bool(np.isfinite(float(text)))
+    except (TypeError, ValueError):
+        return False
 
 
 def plot_win_rates(ax, x, rows: list[dict[str, str]]) -> None:
