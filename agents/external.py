@@ -33,7 +33,6 @@ new agent for every game), so a bot starts once per seat and worker, not once pe
 from __future__ import annotations
 
 import atexit
-import collections
 import json
 import math
 import os
@@ -65,8 +64,15 @@ _STDERR_KEPT = 2000
 SPIN = 0.0005
 
 
+class LineTooLong(Exception):
+    """The bot wrote more than ``max_line`` bytes without a newline."""
+
+
 class _Process:
-    """One running bot program: its pipes, a line reader with deadlines, its stderr tail."""
+    """One running bot program: its pipes, a line reader with deadlines, its stderr tail.
+
+    The program runs in a process group of its own, and the whole group is killed when it is
+    done with (:meth:`kill`): a child it started dies with it, even after the bot has ended."""
 
     def __init__(self, argv: list[str], cwd: str | None) -> None:
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -75,12 +81,17 @@ class _Process:
         self.out = self.proc.stdout.fileno()
         self.inp = self.proc.stdin.fileno()
         os.set_blocking(self.out, False)
+        try:   # readable once the program has ended, even while a child holds its output
+            self.exit_fd: int | None = os.pidfd_open(self.proc.pid)
+        except (AttributeError, OSError):   # pragma: no cover - not Linux 5.3+
+            self.exit_fd = None
         self.buffer = bytearray()
-        self.stderr: collections.deque[str] = collections.deque()
-        self.stderr_size = 0
+        self.stderr = ""   # its last _STDERR_KEPT characters
         self.name = ""
-        threading.Thread(target=self._drain_stderr, daemon=True).start()
+        self.drainer = threading.Thread(target=self._drain_stderr, daemon=True)
+        self.drainer.start()
         _LIVE.add(self)
+        _stop_at_exit()
 
     def _drain_stderr(self) -> None:
         stream = self.proc.stderr
@@ -88,14 +99,10 @@ class _Process:
             chunk = stream.read1(4096) if hasattr(stream, "read1") else stream.read(4096)
             if not chunk:
                 return
-            text = chunk.decode("utf-8", "replace")
-            self.stderr.append(text)
-            self.stderr_size += len(text)
-            while self.stderr_size > _STDERR_KEPT and len(self.stderr) > 1:
-                self.stderr_size -= len(self.stderr.popleft())
+            self.stderr = (self.stderr + chunk.decode("utf-8", "replace"))[-_STDERR_KEPT:]
 
     def stderr_tail(self) -> str:
-        return "".join(self.stderr)[-_STDERR_KEPT:].strip()
+        return self.stderr.strip()
 
     def alive(self) -> bool:
         return self.proc.poll() is None
@@ -112,10 +119,16 @@ class _Process:
             view = view[sent:]
 
     def pending(self) -> bool:
-        """Whether the bot wrote something nobody asked for."""
+        """Whether the bot wrote something nobody asked for (``EOFError``: it closed its
+        output)."""
         if self.buffer:
             return True
         return bool(select.select([self.out], [], [], 0)[0]) and self._fill()
+
+    def first_line(self) -> str:
+        """The start of what is waiting to be read, for a message."""
+        text = bytes(self.buffer[:200]).split(b"\n")[0].decode("utf-8", "replace")
+        return protocol.clip(text.strip())
 
     def _fill(self) -> bool:
         try:
@@ -127,23 +140,31 @@ class _Process:
         self.buffer += chunk
         return True
 
+    def _take_line(self, max_line: int) -> str | None:
+        end = self.buffer.find(b"\n")
+        if end < 0:
+            if len(self.buffer) > max_line:
+                raise LineTooLong
+            return None
+        if end > max_line:
+            raise LineTooLong
+        line = bytes(self.buffer[:end])
+        del self.buffer[:end + 1]
+        return line.decode("utf-8", "replace")
+
     def read_line(self, deadline: float, max_line: int) -> str:
         """The next line, by ``deadline`` (``perf_counter``): ``TimeoutError`` after it,
-        ``EOFError`` when the bot closed its output, ``OverflowError`` past ``max_line``.
+        ``EOFError`` when the bot closed its output or ended (a child of it may still hold
+        the pipe open), :class:`LineTooLong` past ``max_line``.
         For the first :data:`SPIN` seconds it polls the pipe rather than sleeping on it (a
         process woken from a sleep costs tens of microseconds; a quick bot's whole answer
         takes about as long)."""
         spin_until = min(time.perf_counter() + SPIN, deadline)
+        waits = [self.out] if self.exit_fd is None else [self.out, self.exit_fd]
         while True:
-            end = self.buffer.find(b"\n")
-            if end >= 0:
-                if end > max_line:
-                    raise OverflowError
-                line = bytes(self.buffer[:end])
-                del self.buffer[:end + 1]
-                return line.decode("utf-8", "replace")
-            if len(self.buffer) > max_line:
-                raise OverflowError
+            line = self._take_line(max_line)
+            if line is not None:
+                return line
             now = time.perf_counter()
             if now < spin_until:   # a quick bot answers within microseconds: poll for it
                 self._fill()
@@ -151,42 +172,108 @@ class _Process:
             left = deadline - now
             if left <= 0:
                 raise TimeoutError
-            if select.select([self.out], [], [], left)[0]:
+            # without a pidfd, look at the program every 0.1 s; never wait past an hour at once
+            ready = select.select(waits, [], [], min(left, 3600.0 if self.exit_fd else 0.1))[0]
+            if self.out in ready:
                 self._fill()
+            elif self.exit_fd in ready or (self.exit_fd is None and not self.alive()):
+                self._drain(max_line)   # what it wrote before it ended still counts
+                line = self._take_line(max_line)
+                if line is None:
+                    raise EOFError
+                return line
+
+    def _drain(self, max_line: int) -> None:
+        try:
+            while b"\n" not in self.buffer and len(self.buffer) <= max_line and self._fill():
+                pass
+        except EOFError:
+            pass
 
     def kill(self) -> None:
+        """Kill the program's whole process group (whether or not the program itself has
+        ended: a child may hold its pipes) and reap it."""
         _LIVE.discard(self)
-        if self.proc.poll() is None:
-            try:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):   # pragma: no cover - already gone
-                pass
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):   # the group is gone already
+            pass
         for stream in (self.proc.stdin, self.proc.stdout):
             try:
                 stream.close()
             except OSError:   # pragma: no cover - a broken pipe on close
                 pass
+        if self.exit_fd is not None:
+            os.close(self.exit_fd)
+            self.exit_fd = None
         self.proc.wait()
-
-    def quit(self, grace: float = 1.0) -> None:
-        """Ask the bot to stop, and kill it if it has not within ``grace`` seconds."""
-        try:
-            self.send({"type": "quit"})
-            self.proc.wait(grace)
-        except (OSError, subprocess.TimeoutExpired):
-            pass
-        self.kill()
 
 
 _LIVE: weakref.WeakSet[_Process] = weakref.WeakSet()
 # Processes between games, by (argv, cwd): the next game of the same command takes one.
 _IDLE: dict[tuple[tuple[str, ...], str | None], list[_Process]] = {}
+#: Seconds a program has to end after ``quit`` before it is killed.
+QUIT_GRACE = 1.0
 
 
-@atexit.register
-def _stop_all() -> None:
-    for proc in list(_LIVE):
+def quit_all(procs: list[_Process], grace: float = QUIT_GRACE) -> None:
+    """Send ``quit`` to each of ``procs``, give them ``grace`` seconds in all to end, then
+    kill each one's process group (what it left behind included)."""
+    for proc in procs:
+        try:
+            proc.send({"type": "quit"})
+        except OSError:   # it has closed its input: it is ending
+            pass
+    deadline = time.perf_counter() + grace
+    for proc in procs:
+        try:
+            proc.proc.wait(max(0.0, deadline - time.perf_counter()))
+        except subprocess.TimeoutExpired:
+            pass
         proc.kill()
+
+
+def stop_idle(grace: float = QUIT_GRACE) -> None:
+    """End the programs kept between games (a tournament's, at its end): ``quit``, then kill.
+    A later game of their command starts a fresh one."""
+    procs = [p for kept in _IDLE.values() for p in kept]
+    _IDLE.clear()
+    quit_all(procs, grace)
+
+
+def stop_all(grace: float = QUIT_GRACE) -> None:
+    """End every program this process started (at its exit): ``quit``, then kill."""
+    _IDLE.clear()
+    quit_all(list(_LIVE), grace)
+
+
+atexit.register(stop_all)
+_STOP_REGISTERED: list[int] = []
+
+
+def _stop_at_exit() -> None:
+    """Also end them when a worker process of a pool ends (``multiprocessing`` runs its
+    finalizers there, not ``atexit``); once per process."""
+    if os.getpid() not in _STOP_REGISTERED:
+        import multiprocessing.util
+
+        multiprocessing.util.Finalize(None, stop_all, exitpriority=10)
+        _STOP_REGISTERED.append(os.getpid())
+
+
+def _forget_inherited() -> None:
+    """In a forked child: the parent's programs are the parent's (never taken, never killed
+    here)."""
+    for proc in list(_LIVE):
+        if proc.exit_fd is not None:
+            os.close(proc.exit_fd)
+            proc.exit_fd = None
+    _LIVE.clear()
+    _IDLE.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_inherited)
 
 
 def _positive(value: float, what: str) -> float:
@@ -247,20 +334,49 @@ class ExternalBot(ViewAgent):
         self._game, self._started = None, False
         message = f"bot {self.name!r} {detail}"
         if tail:
-            message += f" (its stderr ends: {tail[-300:]!r})"
+            message += f" (its stderr ends: {tail!r})"
         return BotFailure(message, agent=self.name, kind=kind, seat=self._seat)
 
+    def _unasked(self, proc: _Process, when: str, line: str | None = None) -> BotFailure:
+        """The failure of a bot that wrote ``line`` (default: what waits to be read), which
+        nobody asked for, ``when``."""
+        line = proc.first_line() if line is None else protocol.clip(line.strip())
+        return self._fail("output", f"wrote a line nobody asked for {when}: {line!r} "
+                                    "(standard output is for answers; a log goes to "
+                                    "standard error)")
+
+    def _ended(self, proc: _Process, doing: str) -> BotFailure:
+        """The failure of a bot whose output closed: it ended, or closed it and lives on."""
+        try:
+            code = proc.proc.wait(0.5)
+            proc.drainer.join(0.2)   # what it wrote to stderr as it ended
+        except subprocess.TimeoutExpired:
+            code = None
+        return self._fail("crash", f"ended (exit status {code}) {doing}" if code is not None
+                          else f"closed its output {doing}")
+
     def _process(self) -> _Process:
-        if self._proc is not None and self._proc.alive():
-            return self._proc
+        """The bot's process: its own in a game; else one kept from an earlier game of the
+        command (one that wrote since is a forfeit), else a new one, greeted."""
+        proc = self._proc
+        if proc is not None:
+            if not proc.alive():   # it ended after its last answer
+                raise self._ended(proc, "in the middle of the game")
+            return proc
         idle = _IDLE.get(self._key(), [])
         while idle:
             proc = idle.pop()
-            if proc.alive():
-                self._proc = proc
-                self.bot_name = proc.name
-                return proc
-            proc.kill()
+            try:
+                wrote = proc.alive() and proc.pending()
+            except EOFError:
+                wrote = None
+            if wrote is None or not proc.alive():   # ended between games: start another
+                proc.kill()
+                continue
+            self._proc, self.bot_name = proc, proc.name
+            if wrote:
+                raise self._unasked(proc, "after its last game")
+            return proc
         try:
             self._proc = _Process(self.argv, self.cwd)
         except OSError as err:
@@ -274,12 +390,13 @@ class ExternalBot(ViewAgent):
     def _exchange(self, message: dict[str, Any], deadline: float, read: Any, asked: str,
                   late: str) -> Any:
         """Send ``message``, read the answer by ``deadline`` with ``read``; ``asked``: what the
-        bot had to do, ``late``: the failure's words when it did not in time."""
+        bot had to do, ``late``: the failure's words when it did not in time. Exactly one line
+        is the answer: one before it, or more after it, is an ``output`` forfeit."""
         proc = self._proc
         assert proc is not None
         try:
             if proc.pending():
-                raise self._fail("output", "wrote a line nobody asked for")
+                raise self._unasked(proc, f"(it came before {message['type']})")
             self._write(proc, message)
             line = proc.read_line(deadline, self.max_line)
             if self.transcript is not None:
@@ -288,28 +405,50 @@ class ExternalBot(ViewAgent):
         except TimeoutError:
             raise self._fail("timeout", late) from None
         except (EOFError, BrokenPipeError, ConnectionResetError):
-            try:   # its output closed: it is ending, or has ended; its status says how
-                code = proc.proc.wait(0.5)
-            except subprocess.TimeoutExpired:
-                code = None
-            raise self._fail("crash", f"ended (exit status {code}) instead of having to "
-                                      f"{asked}" if code is not None else
-                             f"closed its output instead of having to {asked}") from None
-        except OverflowError:
+            raise self._ended(proc, f"instead of having to {asked}") from None
+        except LineTooLong:
             raise self._fail("output", f"wrote a line over {self.max_line} bytes") from None
         try:
-            return read(line)
+            answer = read(line)
         except protocol.ProtocolError as err:
+            if self._more_output(proc, min(deadline, time.perf_counter() + 0.5)):
+                # the line was not its answer: one it wrote before (to new_game, events, ...)
+                raise self._unasked(proc, f"(it came before its answer to {message['type']})",
+                                    line) from None
             raise self._fail(err.kind, f"broke the protocol: {err}") from None
+        if self._more_output(proc, 0.0):
+            raise self._unasked(proc, f"(it came after its answer to {message['type']})")
+        return answer
+
+    @staticmethod
+    def _more_output(proc: _Process, until: float) -> bool:
+        """Whether the bot writes anything more by ``until`` (``perf_counter``)."""
+        while True:
+            try:
+                if proc.pending():
+                    return True
+            except EOFError:
+                return False
+            left = until - time.perf_counter()
+            if left <= 0:
+                return False
+            select.select([proc.out], [], [], left)
 
     def _write(self, proc: _Process, message: dict[str, Any]) -> None:
         if self.transcript is not None:
             self.transcript.write("> " + json.dumps(message, separators=(",", ":")) + "\n")
         proc.send(message)
 
-    def _send(self, message: dict[str, Any]) -> None:
+    def _send(self, message: dict[str, Any], check: bool = True) -> None:
+        """Send a message that asks for no answer; ``check``: first make sure the bot wrote
+        nothing since its last answer (every line it writes is accounted for)."""
+        proc = self._process()
         try:
-            self._write(self._process(), message)
+            if check and proc.pending():
+                raise self._unasked(proc, f"(it came before {message['type']})")
+            self._write(proc, message)
+        except EOFError:
+            raise self._ended(proc, f"before {message['type']}") from None
         except (BrokenPipeError, ConnectionResetError):
             raise self._fail("crash", "ended while being told of the game") from None
 
@@ -335,12 +474,12 @@ class ExternalBot(ViewAgent):
         self._game, self._cursor = game, 0
         self._start(seat, game.rules)
 
-    def _flush_events(self) -> None:
+    def _flush_events(self, check: bool = True) -> None:
         game = self._game
         if game is not None and self._cursor < len(game.events):
             events = protocol.seat_events(game.events[self._cursor:], self._seat)
             self._cursor = len(game.events)
-            self._send({"type": "events", "events": events})
+            self._send({"type": "events", "events": events}, check)
 
     def choose(self, view: PlayerView, legal: list[int]) -> int:
         if not self._started:
@@ -360,13 +499,15 @@ class ExternalBot(ViewAgent):
         return card
 
     def finish(self, game: Game, forfeit: dict[str, Any] | None = None) -> None:
-        """The game is over: tell the bot (the events it has not heard, the scores, any
-        forfeit) and keep its process for the next game of the same command."""
+        """The game is over: tell the bot (the events it has not heard, the scores, the winner,
+        any forfeit) and keep its process for the next game of the same command. A line it
+        wrote since its last answer is left to be found then (an ``output`` forfeit)."""
         if self._game is not game or self._proc is None:
             return
         try:
-            self._flush_events()
-            self._write(self._proc, protocol.game_over(list(game.scores), game.winner, forfeit))
+            self._flush_events(check=False)
+            self._send(protocol.game_over(list(game.scores), _winner(game, forfeit), forfeit),
+                       check=False)
             if self.transcript is not None:
                 self.transcript.flush()
         except (BotFailure, OSError):
@@ -377,14 +518,24 @@ class ExternalBot(ViewAgent):
         self._proc, self._game, self._started = None, None, False
 
     def close(self) -> None:
-        """Stop the program, and those of the same command kept between games (each is told to
-        quit, then killed after a second)."""
+        """Stop the program, and those of the same command kept between games: each is told to
+        quit, and its process group is killed after :data:`QUIT_GRACE` seconds."""
         procs = _IDLE.pop(self._key(), [])
         if self._proc is not None:
             procs.append(self._proc)
             self._proc = None
-        for proc in procs:
-            proc.quit()
+        quit_all(procs)
+
+
+def _winner(game: Game, forfeit: dict[str, Any] | None) -> int | None:
+    """The winning side: the game's, or after a forfeit the side that wins by it (as
+    :func:`agents.arena.play_game` scores it: the other side ahead, the lower on a tie)."""
+    if forfeit is None:
+        return game.winner
+    rules = game.rules
+    loser = rules.side_of(forfeit["seat"])
+    return max((s for s in range(rules.num_sides) if s != loser),
+               key=lambda s: (game.scores[s], -s))
 
 
 _CLOCKS = {"move": "move_time", "game": "game_time", "start": "start_time"}

@@ -28,8 +28,8 @@ from typing import Any
 from cribenv import cards as C
 from cribenv.game import Discarded, Event, PlayerView, Rules, event_to_dict
 
-__all__ = ["NAME", "VERSION", "ProtocolError", "decide", "game_over", "hello", "new_game",
-           "read_card", "read_hello", "seat_events"]
+__all__ = ["NAME", "VERSION", "ProtocolError", "clip", "decide", "game_over", "hello",
+           "new_game", "read_card", "read_hello", "seat_events"]
 
 NAME = "cribbage-bot-protocol"
 VERSION = 1
@@ -100,23 +100,29 @@ def game_over(scores: list[int], winner: int | None, forfeit: dict[str, Any] | N
 
 
 def _object(line: str) -> dict[str, Any]:
-    text = line.strip()
+    text = line.strip()   # spaces, a CR before the newline
+    if text.startswith("\ufeff"):
+        raise ProtocolError(f"the line starts with a byte-order mark (BOM): write plain UTF-8 "
+                            f"without one, got {clip(text)!r}")
     try:
         data = json.loads(text)
-    except ValueError:
-        raise ProtocolError(f"not a JSON object: {_clip(text)!r}") from None
+    except (ValueError, RecursionError):   # RecursionError: brackets nested thousands deep
+        raise ProtocolError(f"not a JSON object: {clip(text)!r}") from None
     if not isinstance(data, dict):
-        raise ProtocolError(f"not a JSON object: {_clip(text)!r}")
+        raise ProtocolError(f"not a JSON object: {clip(text)!r}")
     return data
 
 
-def _clip(text: str, size: int = 80) -> str:
+def clip(text: str, size: int = 80) -> str:
+    """``text``, cut to ``size`` characters with ``...`` (for messages)."""
     return text if len(text) <= size else text[:size] + "..."
 
 
 def read_hello(line: str) -> str:
     """The bot's name from its answer to :func:`hello`,
-    ``{"type": "hello", "name": NAME, "version": 1}``.
+    ``{"type": "hello", "name": NAME, "version": 1}``: ``version`` the integer 1, ``NAME`` a
+    string of 1 to 100 characters, none of them a control character (spaces around it are
+    dropped); other keys are ignored.
 
     >>> read_hello('{"type": "hello", "name": "my-bot", "version": 1}')
     'my-bot'
@@ -124,14 +130,19 @@ def read_hello(line: str) -> str:
     data = _object(line)
     if data.get("type") != "hello":
         raise ProtocolError(f'expected the hello answer {{"type": "hello", "name": ..., '
-                            f'"version": {VERSION}}}, got {_clip(line.strip())!r}')
-    if data.get("version") != VERSION:
-        raise ProtocolError(f"the bot speaks version {data.get('version')!r} of the protocol; "
+                            f'"version": {VERSION}}}, got {clip(line.strip())!r}')
+    version = data.get("version")
+    if type(version) is not int:   # 1.0 and true are not the integer 1
+        raise ProtocolError(f"the hello answer's version must be the integer {VERSION}, got "
+                            f"{clip(repr(version))}")
+    if version != VERSION:
+        raise ProtocolError(f"the bot speaks version {version!r} of the protocol; "
                             f"this cribenv speaks version {VERSION}", "version")
     name = data.get("name")
-    if not isinstance(name, str) or not name.strip() or len(name) > 100:
-        raise ProtocolError(f"the bot's name must be a non-empty string of at most 100 "
-                            f"characters, got {_clip(repr(name))}")
+    if not isinstance(name, str) or not name.strip() or len(name.strip()) > 100 \
+            or any(ord(ch) < 32 or 127 <= ord(ch) < 160 for ch in name.strip()):
+        raise ProtocolError(f"the bot's name must be a string of 1 to 100 characters with no "
+                            f"control characters, got {clip(repr(name))}")
     return name.strip()
 
 
@@ -146,7 +157,7 @@ def read_card(line: str, legal: list[int]) -> int:
     data = _object(line)
     if data.get("type") != "play" or "card" not in data:
         raise ProtocolError(f'expected {{"type": "play", "card": CARD}}, got '
-                            f"{_clip(line.strip())!r}")
+                            f"{clip(line.strip())!r}")
     try:
         card = C.parse(data["card"])
     except ValueError as err:

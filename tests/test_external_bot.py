@@ -127,7 +127,7 @@ def test_bad_specs_and_options_are_refused():
 def test_the_protocol_readers_name_what_is_wrong():
     with pytest.raises(ProtocolError, match="expected the hello answer"):
         read_hello('{"type": "play"}')
-    with pytest.raises(ProtocolError, match="name must be a non-empty string"):
+    with pytest.raises(ProtocolError, match="name must be a string of 1 to 100 characters"):
         read_hello('{"type": "hello", "version": 1, "name": ""}')
     with pytest.raises(ProtocolError, match=r'expected \{"type": "play"'):
         read_card('{"card": "5H"}', [17])
@@ -242,3 +242,201 @@ def test_cribenv_play_against_a_program():
     args = argparse.Namespace(bot=f"cmd:{CLIENT}", players=2, target=121, seat=0, seed=4)
     assert play.run(args, input_fn=answer, out=out) == 0
     assert "cmd:" in out.getvalue() and len(asked) >= 2
+
+
+# ---------------------------------------------------------------- misbehaviours (issue 35)
+def _gone(pid: int, within: float = 5.0) -> bool:
+    """Whether process ``pid`` has ended (or is a zombie) within ``within`` seconds."""
+    end = time.monotonic() + within
+    while time.monotonic() < end:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    return True
+        except FileNotFoundError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_a_bot_that_exits_leaving_a_child_on_its_output_crashes_and_the_child_dies(tmp_path):
+    """The child holds the pipe open, so no end of file comes: the bot's exit is noticed by
+    itself (a crash at once, not a timeout), and its whole process group is killed."""
+    pidfile = tmp_path / "child.pid"
+    bot = ExternalBot([sys.executable, str(BROKEN), "orphan", str(pidfile)], move_time=5)
+    start = time.perf_counter()
+    result = play_game([bot, make_agent("random", seed=3)], seed=11)
+    assert time.perf_counter() - start < 4
+    assert result.forfeit["kind"] == "crash"
+    assert "ended (exit status 3) instead of having to answer a decision" in \
+        result.forfeit["detail"]
+    assert _gone(int(pidfile.read_text()))
+
+
+def test_a_child_left_behind_at_quit_is_killed_too(tmp_path):
+    pidfile = tmp_path / "child.pid"
+    bot = ExternalBot([sys.executable, str(BROKEN), "quit_orphan", str(pidfile)])
+    assert play_game([bot, make_agent("random", seed=3)], seed=11).forfeit is None
+    bot.close()
+    assert _gone(int(pidfile.read_text()))
+
+
+class _Slow:
+    """A bot that lays the first legal card after ``delay`` seconds."""
+    name = "slow"
+
+    def __init__(self, delay: float) -> None:
+        self.delay = delay
+
+    def choose(self, view, legal):
+        time.sleep(self.delay)
+        return legal[0]
+
+
+def test_a_bot_that_ends_after_its_answer_forfeits_and_is_not_restarted_mid_game():
+    """It used to be replaced by a fresh process, which was never told of the game."""
+    bot = broken("answer_exit")
+    result = play_game([bot, _Slow(0.3)], seed=11)
+    assert result.forfeit["kind"] == "crash"
+    assert "ended (exit status 0) in the middle of the game" in result.forfeit["detail"]
+
+
+@pytest.mark.parametrize("mode, words", [
+    ("ack", "(it came before its answer to decide): '{\"type\": \"ok\"}'"),
+    ("stale", "wrote a line nobody asked for"),
+])
+def test_a_line_written_after_new_game_or_events_is_an_output_forfeit(mode, words):
+    """Not read as the answer to the next decision (a malformed or illegal answer before)."""
+    bot = broken(mode)
+    result = play_game([bot, make_agent("random", seed=3)], seed=11)
+    assert result.forfeit["kind"] == "output" and words in result.forfeit["detail"]
+    assert "standard error" in result.forfeit["detail"]
+
+
+def test_a_line_written_after_game_over_forfeits_the_next_game():
+    bot = broken("ack_over")
+    first = play_game([bot, make_agent("random", seed=3)], seed=11)
+    time.sleep(0.2)
+    second = play_game([bot, make_agent("random", seed=3)], seed=12)
+    bot.close()
+    assert first.forfeit is None
+    assert second.forfeit["kind"] == "output"
+    assert "after its last game: '{\"type\": \"thanks\"}'" in second.forfeit["detail"]
+
+
+def test_json_nested_too_deep_is_malformed_not_a_crash_of_cribenv():
+    result = play_game([broken("nested"), make_agent("random", seed=3)], seed=11)
+    assert result.forfeit["kind"] == "malformed"
+
+
+def test_a_bot_that_closes_its_output_and_lives_on_crashes():
+    bot = broken("close_stdout", move_time=5)
+    result = play_game([bot, make_agent("random", seed=3)], seed=11)
+    assert result.forfeit["kind"] == "crash"
+    assert "closed its output instead of having to answer" in result.forfeit["detail"]
+
+
+def test_the_failure_keeps_the_last_2000_characters_of_stderr():
+    result = play_game([broken("tail"), make_agent("random", seed=3)], seed=11)
+    tail = result.forfeit["detail"].split("its stderr ends: ", 1)[1]
+    assert 2000 <= len(tail) <= 2004 and tail.rstrip("')").endswith("END")
+
+
+def test_huge_clocks_wait_rather_than_blame_the_bot():
+    """cmd[move=1e300]: the wait was an OverflowError, reported as a line too long."""
+    bot = broken("slow", move_time=1e300, game_time=1e300)
+    result = play_game([bot, make_agent("random", seed=3)], seed=11)
+    assert result.forfeit is None
+    bot.close()
+
+
+def test_game_over_names_the_side_that_wins_by_a_forfeit(tmp_path):
+    log = tmp_path / "in.jsonl"
+    recorder = tmp_path / "recorder.py"
+    recorder.write_text(
+        "import json, sys\n"
+        f"log = open({str(log)!r}, 'w')\n"
+        "for line in sys.stdin:\n"
+        "    log.write(line); log.flush()\n"
+        "    msg = json.loads(line)\n"
+        "    if msg['type'] == 'hello':\n"
+        "        print(json.dumps({'type': 'hello', 'name': 'rec', 'version': 1}), flush=True)\n"
+        "    elif msg['type'] == 'decide':\n"
+        "        print(json.dumps({'type': 'play', 'card': msg['legal'][0]}), flush=True)\n")
+    bot = ExternalBot([sys.executable, str(recorder)])
+    result = play_game([broken("crash"), bot], seed=11)
+    bot.close()
+    over = [json.loads(x) for x in log.read_text().splitlines()][-2]
+    assert over["type"] == "game_over" and result.winner == 1
+    assert over["winner"] == 1 and over["forfeit"]["seat"] == 0
+
+
+def test_the_greeting_rules():
+    ok = '{"type": "hello", "name": " my bot ", "version": 1, "author": "me"}\r'
+    assert read_hello(ok) == "my bot"
+    for bad, words in [('{"type": "hello", "name": "b", "version": true}', "the integer 1"),
+                       ('{"type": "hello", "name": "b", "version": 1.0}', "the integer 1"),
+                       ('{"type": "hello", "name": 7, "version": 1}', "name must be a string"),
+                       ('{"type": "hello", "name": "a\\u001b[31m", "version": 1}',
+                        "no control characters"),
+                       ('{"type": "hello", "name": "' + "x" * 101 + '", "version": 1}',
+                        "1 to 100 characters"),
+                       ('\ufeff{"type": "hello", "name": "b", "version": 1}', "byte-order mark")]:
+        with pytest.raises(ProtocolError, match=words):
+            read_hello(bad)
+
+
+def _play(card: str) -> str:
+    return '{"type": "play", "card": ' + card + "}"
+
+
+def test_card_spellings():
+    legal = list(range(52))
+    five_hearts = read_card('{"type": "play", "card": "5H"}', legal)
+    for spelled in ('"5h"', '" 5H "', '"5♥"', str(five_hearts)):
+        assert read_card(_play(spelled), legal) == five_hearts
+    assert read_card('{"type": "play", "card": "10D"}', legal) == \
+        read_card('{"type": "play", "card": "TD"}', legal) == 4 * 9 + 1
+    for bad in ("true", "17.0", '["5H"]', "null", "52"):
+        with pytest.raises(ProtocolError, match="is not a card"):
+            read_card(_play(bad), legal)
+
+
+def _quit_logger(tmp_path: Path) -> str:
+    """A bot that plays the first legal card and notes, in a file named by its pid, each
+    message type it was sent."""
+    bot = tmp_path / "logger.py"
+    bot.write_text(
+        "import json, os, sys\n"
+        f"log = open(os.path.join({str(tmp_path)!r}, f'{{os.getpid()}}.log'), 'w')\n"
+        "for line in sys.stdin:\n"
+        "    msg = json.loads(line)\n"
+        "    log.write(msg['type'] + '\\n'); log.flush()\n"
+        "    if msg['type'] == 'hello':\n"
+        "        print(json.dumps({'type': 'hello', 'name': 'log', 'version': 1}), flush=True)\n"
+        "    elif msg['type'] == 'decide':\n"
+        "        print(json.dumps({'type': 'play', 'card': msg['legal'][0]}), flush=True)\n"
+        "    elif msg['type'] == 'quit':\n"
+        "        break\n")
+    return f"log=cmd:{sys.executable} {bot}"
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_tournament_sends_quit_at_its_end_and_ends_its_bots(tmp_path, workers):
+    run_tournament([_quit_logger(tmp_path), "random"], 4, workers=workers,
+                   db_path=tmp_path / "t.sqlite", progress=False, bootstrap=0)
+    logs = sorted(tmp_path.glob("*.log"))
+    assert logs and all(p.read_text().splitlines()[-1] == "quit" for p in logs)
+    assert all(_gone(int(p.stem), 2) for p in logs)
+    assert not _IDLE
+
+
+def test_the_cli_prints_why_games_were_forfeited(tmp_path, capsys):
+    status = main(["tournament", "--agents", f"crash=cmd:{sys.executable} {BROKEN} crash",
+                   "random", "--games", "2", "--db", str(tmp_path / "t.sqlite"),
+                   "--no-progress", "--bootstrap", "0", "--workers", "1"])
+    captured = capsys.readouterr()
+    assert status == 0
+    assert "Why games were forfeited" in captured.err
+    assert "crash, crash, 2 games: bot 'cmd:" in captured.err
+    assert "ended (exit status 3) instead of having to answer a decision" in captured.err

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import math
 import os
+import sqlite3
 import sys
 import time
 from collections.abc import Sequence
@@ -110,17 +112,22 @@ def run_tournament(agent_specs: Sequence[str], games_per_pair: int, workers: int
                 played = sum(per_node.values())
         finally:
             bar.close()
+            _end_bots()
         elapsed = time.perf_counter() - t0
         with database_errors(db_path):
             rows = fetch_rows(conn)
             think = think_times(conn)
             lost = forfeits(conn)
+            reasons = forfeit_reasons(conn)
     finally:
         conn.close()
         if connected:
             import ray
 
             ray.shutdown()
+    if reasons:   # the report counts them; the words are here
+        print(f"Why games were forfeited ({' vs '.join(labels)}; the first game of each kind):\n"
+              + "\n".join(reasons), file=sys.stderr)
     report = compute_report(rows, config, confidence=confidence, bootstrap=bootstrap,
                             anchor=anchor, db_path=str(db_path), think=think,
                             forfeits=lost)
@@ -128,3 +135,26 @@ def run_tournament(agent_specs: Sequence[str], games_per_pair: int, workers: int
     report.games_per_node = per_node
     report.elapsed_s = elapsed
     return report
+
+
+def _end_bots() -> None:
+    """Tell the protocol bots kept between games that the tournament is over (``quit``), then
+    end them (a pool's workers do the same for theirs as they exit)."""
+    external = sys.modules.get("agents.external")
+    if external is not None:
+        external.stop_idle()
+
+
+def forfeit_reasons(conn: sqlite3.Connection) -> list[str]:
+    """One line for each agent and kind of forfeit stored: the games and the first one's
+    reason (:class:`agents.arena.BotFailure`), e.g. ``"  mine, crash, 4 games: bot ..."``."""
+    first: dict[tuple[str, str], list] = {}
+    for (text,) in conn.execute("SELECT result FROM games WHERE result LIKE "
+                                "'%\"forfeit\": {%' ORDER BY agent_a, agent_b, deal, seating"):
+        forfeit = json.loads(text).get("forfeit")
+        if forfeit:
+            entry = first.setdefault((forfeit["agent"], forfeit["kind"]),
+                                     [0, forfeit.get("detail", "")])
+            entry[0] += 1
+    return [f"  {agent}, {kind}, {n} game{'s' * (n != 1)}: {detail}"
+            for (agent, kind), (n, detail) in sorted(first.items())]
