@@ -202,3 +202,170 @@ def test_the_published_leaderboard_is_on_the_front_page_and_the_docs():
         text = page.read_text(encoding="utf-8")
         shown = text.split("<!-- leaderboard:start -->\n")[1].split("<!-- leaderboard:end -->")[0]
         assert shown.strip() == leaderboard_table(lines, top=top), page.name
+
+
+# ---------------------------------------------------------------------------- under damage
+
+
+def a_line(agent: str, rating: float | None = 1500) -> dict:
+    """A small ladder line of the leaderboard's shape."""
+    return {"ladder": "cribenv-ladder-v1", "deals": 2, "agent": agent, "spec": "greedy",
+            "rating": rating, "rating_low": 1400, "rating_high": 1600,
+            "anchors": [{"anchor": "expert", "win": 50.0}],
+            "discard": {"dealer": {"regret": 0.1}, "pone": {"regret": 0.2}},
+            "endgames": {"won": 30, "positions": 52}, "ms_per_decision": 0.5}
+
+
+def strict_json(text: str):
+    """``text`` parsed as strict JSON (NaN and Infinity refused)."""
+    def refuse(word):
+        raise ValueError(f"{word} is not JSON")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_ladder_help_says_win_percent_once(capsys):
+    with pytest.raises(SystemExit):
+        main(["ladder", "--help"])
+    out = capsys.readouterr().out
+    assert "win % and net" in out and "%%" not in out
+
+
+def test_table_prints_the_file_it_is_given(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    board = tmp_path / "mine.jsonl"
+    board.write_text(json.dumps(a_line("bot")) + "\n")
+    assert main(["ladder", "--table", str(board)]) == 0
+    assert "| 1 | bot |" in capsys.readouterr().out
+    assert main(["ladder", "--table", str(board), "greedy"]) == 2     # plays nothing
+    assert "name no AGENT" in capsys.readouterr().err
+
+
+DAMAGED_BOARDS = {
+    "a list": b"[1]\n",
+    "an empty object": b"{}\n",
+    "not JSON": b'{"agent": \n',
+    "not UTF-8": b"\xff\xfe\n",
+    "a rating of words": json.dumps({**a_line("x"), "rating": "high"}).encode() + b"\n",
+    "anchors not a list": json.dumps({**a_line("x"), "anchors": 3}).encode() + b"\n",
+    "a second line damaged": json.dumps(a_line("x")).encode() + b"\n[]\n",
+}
+
+
+@pytest.mark.parametrize("case", list(DAMAGED_BOARDS))
+def test_a_damaged_leaderboard_is_named_before_any_game(tmp_path, capsys, monkeypatch, case):
+    monkeypatch.chdir(tmp_path)
+    board = tmp_path / "board.jsonl"
+    board.write_bytes(DAMAGED_BOARDS[case])
+    assert main(["ladder", "--table", str(board)]) == 2
+    assert main(["ladder", "greedy", "--deals", "1", "--leaderboard", str(board),
+                 "--folder", "games", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.count(str(board)) == 2 and "Traceback" not in err, err
+    assert not (tmp_path / "games").exists()
+    assert board.read_bytes() == DAMAGED_BOARDS[case]
+
+
+def test_an_entry_labelled_as_an_anchor_is_refused_before_any_game(tmp_path, capsys,
+                                                                    monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["ladder", "anchor-greedy=expert", "--deals", "1", "--folder", "games"]) == 2
+    assert "is an anchor's" in capsys.readouterr().err
+    assert not (tmp_path / "games").exists()
+
+
+def test_a_damaged_database_of_a_later_entry_is_named_before_any_game(tmp_path, capsys):
+    from agents.ladder import _tournament
+    from agents.tournament.schedule import parse_spec
+
+    deal_set = load()
+    _, _, db = _tournament(parse_spec("greedy"), deal_set.anchors[2], deal_set, 1,
+                           tmp_path / "games")
+    db.parent.mkdir()
+    db.write_text("not a database")
+    assert main(["ladder", "expert", "greedy", "--deals", "1", "--folder",
+                 str(tmp_path / "games"), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert f"{db} is not a usable results database" in err and "Traceback" not in err
+    assert list(db.parent.iterdir()) == [db]         # expert played no game either
+
+
+def test_one_deal_makes_a_strict_json_line_saying_why_figures_are_null(tmp_path, capsys):
+    board = tmp_path / "board.jsonl"
+    assert main(["ladder", "greedy", "--deals", "1", "--quality-deals", "1", "--folder",
+                 str(tmp_path / "games"), "--leaderboard", str(board), "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    line = strict_json(board.read_text())
+    assert strict_json(out.split("  line: ")[1]) == line
+    assert line["anchors"][0]["net_low"] is None and line["discard"]["pone"]["regret_low"] is None
+    assert any("net_low" in note and "two deals" in note for note in line["notes"])
+    assert "note: net_high, net_low" in out
+
+
+def test_a_failing_protocol_bot_forfeits_and_its_measures_are_null(tmp_path, capsys):
+    board = tmp_path / "board.jsonl"
+    dead = f"dead=cmd:{sys.executable} -c pass"       # ends before its greeting
+    assert main(["ladder", dead, "--deals", "1", "--quality-deals", "1", "--folder",
+                 str(tmp_path / "games"), "--leaderboard", str(board), "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    line = strict_json(board.read_text())
+    assert all(a["forfeits"] == 2 and a["win"] == 0 for a in line["anchors"])
+    assert line["discard"] is None and line["endgames"] is None
+    assert line["rating"] is None and line["rating_high"] is not None     # no game won
+    assert sum("not measured: the bot failed" in note for note in line["notes"]) == 2
+    assert "not measured: the bot failed" in out
+    assert main(["ladder", "--table", str(board)]) == 0
+    assert f"| 1 | dead | <= {line['rating_high']} |" in capsys.readouterr().out
+
+
+class IllegalThrows(ViewAgent):
+    """Lays a card it does not hold."""
+
+    name = "illegal"
+
+    def choose(self, view, legal):
+        return next(c for c in range(52) if c not in legal)
+
+
+def test_an_illegal_card_in_the_measures_is_the_bots_failure():
+    from agents.arena import IllegalAgentActionError
+    from agents.ladder.endgames import endgame_score
+
+    with pytest.raises(IllegalAgentActionError, match="not a card it may lay"):
+        discard_quality(IllegalThrows(), deals=1)
+    with pytest.raises(IllegalAgentActionError, match="not a card it may lay"):
+        endgame_score(IllegalThrows())
+
+
+WRITER = """
+import json, sys, time
+from agents.ladder import update_leaderboard
+board, who, start, line = sys.argv[1], sys.argv[2], float(sys.argv[3]), json.loads(sys.argv[4])
+while time.time() < start:
+    time.sleep(0.001)
+for k in range(3):
+    update_leaderboard(board, {**line, "agent": f"{who}-{k}"})
+"""
+
+
+def test_concurrent_writers_keep_every_line(tmp_path):
+    import subprocess
+    import time
+
+    board = tmp_path / "board.jsonl"
+    update_leaderboard(board, a_line("first"))
+    start = time.time() + 4        # every writer imported and waiting, then all at once
+    writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(board), f"w{n}", str(start),
+                                 json.dumps(a_line("x"))], cwd=ROOT) for n in range(8)]
+    assert all(w.wait(120) == 0 for w in writers)
+    agents = sorted(strict_json(x)["agent"] for x in board.read_text().splitlines())
+    assert agents == sorted(["first"] + [f"w{n}-{k}" for n in range(8) for k in range(3)])
+
+
+def test_a_line_is_appended_after_a_last_line_without_its_newline(tmp_path):
+    board = tmp_path / "board.jsonl"
+    board.write_text(json.dumps(a_line("a")))          # written by hand, no newline
+    assert update_leaderboard(board, a_line("b")) == "added"
+    assert [strict_json(x)["agent"] for x in board.read_text().splitlines()] == ["a", "b"]
+    assert update_leaderboard(board, a_line("a", rating=1450)) == "replaced"
+    assert [strict_json(x)["rating"] for x in board.read_text().splitlines()] == [1450, 1500]

@@ -29,13 +29,26 @@ __all__ = ["discard_quality"]
 
 
 def ask_card(agent: Any, game: Game, seat: int) -> int:
-    """The card ``agent`` (a bot or a policy) lays for ``seat`` in ``game``."""
+    """The card ``agent`` (a bot or a policy) lays for ``seat`` in ``game``; one it may not lay
+    raises :class:`agents.arena.IllegalAgentActionError` (a game would forfeit it)."""
+    from agents.arena import IllegalAgentActionError, agent_name
+
     legal = game.legal_actions()
     if callable(getattr(agent, "choose", None)):
-        return int(agent.choose(game.view(seat), legal))
-    mask = np.zeros(52, np.int8)
-    mask[legal] = 1
-    return int(agent.act({"observation": encode_game(game, seat), "action_mask": mask}))
+        choice = agent.choose(game.view(seat), legal)
+    else:
+        mask = np.zeros(52, np.int8)
+        mask[legal] = 1
+        choice = agent.act({"observation": encode_game(game, seat), "action_mask": mask})
+    try:
+        card = int(choice)
+    except (TypeError, ValueError):
+        card = -1
+    if card not in legal or card != choice:     # as agents.arena.run_game checks it
+        name = agent_name(agent)
+        raise IllegalAgentActionError(f"{name!r} chose {choice!r}, not a card it may lay",
+                                      name, seat, choice)
+    return card
 
 
 def _throw(agent: Any, game_seed: int, first_dealer: int, seat: int) -> tuple[list[int],
@@ -48,11 +61,7 @@ def _throw(agent: Any, game_seed: int, first_dealer: int, seat: int) -> tuple[li
     dealt = sorted(game.hands[seat])
     while game.phase is Phase.DISCARD:
         mover = game.current_player
-        card = ask_card(agent, game, seat) if mover == seat else game.legal_actions()[0]
-        if card not in game.legal_actions():
-            raise ValueError(f"{getattr(agent, 'name', agent)!r} chose {card}, not a card it "
-                             "may lay away")
-        game.step(card)
+        game.step(ask_card(agent, game, seat) if mover == seat else game.legal_actions()[0])
     return dealt, tuple(sorted(game.discards[seat]))
 
 
