@@ -1,7 +1,7 @@
 """``cmd:COMMAND`` agents: a bot in any language, run as a process speaking the Cribbage Bot
 Protocol (:mod:`agents.protocol`, ``docs/protocol.md``).
 
-``make_agent("cmd:python examples/cbp_greedy.py")`` starts the program on first use, greets it,
+``make_agent("cmd:python examples/cbp_bot.py")`` starts the program on first use, greets it,
 tells it of each new game and asks it for a card at each decision with a choice (a single legal
 card is laid for it, as for every bot). It plays wherever a bot plays: tournaments, the ladder,
 the env's opponents, ``cribenv play``.
@@ -10,15 +10,17 @@ Time controls: ``move_time`` seconds a decision, ``game_time`` seconds a game (t
 sent with each decision), ``start_time`` seconds to start and answer the greeting; in a spec,
 ``cmd[move=2,game=60]:COMMAND`` (so that a tournament's or the ladder's bot carries them). Whatever
 goes wrong (no answer in time, the process ends, a line that is not the answer asked for, an
-illegal card, a line over ``max_line`` bytes, output when none was asked) raises
-:class:`agents.arena.BotFailure` naming the bot, the kind and the last lines of its standard
-error, and the process is killed; :func:`agents.arena.play_game` scores the game as a loss for
-that bot (a tournament records the reason and goes on) and the next game starts a fresh
-process. Standard error is the bot's log: it is kept (the last 2,000 characters, shown in
-failures) and never costs a game.
+illegal card, a line over ``max_line`` bytes, a line when none was asked, whenever it comes)
+raises :class:`agents.arena.BotFailure` naming the bot, the kind and the last 2,000 characters
+of its standard error, and the process group is killed; :func:`agents.arena.play_game` scores
+the game as a loss for that bot (a tournament records the reason and goes on) and the next game
+starts a fresh process. Standard error is the bot's log: it is kept (the last 2,000
+characters, shown in failures) and never costs a game.
 
 Between games the process is kept for the next game of the same command (a tournament makes a
-new agent for every game), so a bot starts once per seat and worker, not once per game.
+new agent for every game), so a bot starts once per seat and worker, not once per game. When
+cribenv is done with them (:func:`stop_idle` at a tournament's end, :meth:`ExternalBot.close`,
+a pool worker's or cribenv's exit) each is sent ``quit`` and its group killed a second later.
 
 >>> import sys
 >>> from agents.arena import play_game

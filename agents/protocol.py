@@ -5,8 +5,10 @@ line on its standard output (``docs/protocol.md`` has the whole protocol and an 
 session). This module builds what cribenv sends and checks what the bot answers; the process
 that carries them is :mod:`agents.external`.
 
-Cards are strings, rank then suit: ``"AC"``, ``"TD"`` (ten), ``"KS"``; a bot may answer ``"10D"``
-or a card id 0..51 too. Seats count from 0, sides too (with 4 players seats 0 and 2 are side 0).
+Cards are strings, rank then suit: ``"AC"``, ``"TD"`` (ten), ``"KS"``; a bot may answer in
+lower case, ``"10D"``, with a suit symbol (``"5♥"``) or a card id 0..51 (rank index x 4 + suit
+index, suits C D H S) too. Seats count from 0, sides too (with 4 players seats 0 and 2 are side
+0).
 
 >>> from cribenv.game import Game
 >>> game = Game(seed=3)
