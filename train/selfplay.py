@@ -280,6 +280,7 @@ def _update(net, optimizer, batch: dict[str, np.ndarray], config: SelfPlayConfig
     t["obs"] = sparse_rows(t["obs"], keep_dense=net.keeps)
     t["action"] = t["action"].long()
     n = len(t["action"])
+    trained = [p for group in optimizer.param_groups for p in group["params"]]  # not the fit's
     kls, clips, pls, vls, ents = [], [], [], [], []
     for _epoch in range(config.n_epochs):
         perm = torch.randperm(n, generator=gen).to(device)
@@ -308,7 +309,7 @@ def _update(net, optimizer, batch: dict[str, np.ndarray], config: SelfPlayConfig
                 loss = loss + pg - config.ent_coef * ent
             optimizer.zero_grad()
             loss.backward()
-            torch.nn.utils.clip_grad_norm_(net.parameters(), config.max_grad_norm)
+            torch.nn.utils.clip_grad_norm_(trained, config.max_grad_norm)
             optimizer.step()
             with torch.no_grad():
                 kls.append(((ratio - 1) - log_ratio).mean().item())

@@ -123,22 +123,35 @@ class ThrowValueNet(nn.Module):
         return [m for m in self.net if isinstance(m, nn.Linear)] + [self.out]
 
 
+def _tensors(samples: dict[str, np.ndarray], device) -> tuple[torch.Tensor, ...]:
+    """The throw features ``(m, T, 34)``, crib signs ``(m,)`` and targets ``(m, T, 2)`` of
+    ``samples``."""
+    thrown_t, kept_t, _ = throw_tables(samples["cards"].shape[1])
+    feats = torch.from_numpy(throw_features(samples["cards"], thrown_t, kept_t)).to(device)
+    sign = torch.from_numpy(np.where(samples["own_crib"], 1.0, -1.0)).float().to(device)
+    target = torch.from_numpy(np.stack([samples["hand"], samples["crib"]], -1)).float().to(device)
+    return feats, sign, target
+
+
+def throw_value_loss(net: ThrowValueNet, samples: dict[str, np.ndarray], device="cpu") -> float:
+    """The mean squared error of ``net`` on ``samples`` (points squared, per value)."""
+    feats, sign, target = _tensors(samples, device)
+    with torch.no_grad():
+        return float(((net(feats, sign) - target) ** 2).mean())
+
+
 def fit_throw_values(net: ThrowValueNet, optimizer, samples: dict[str, np.ndarray],
                      epochs: int, batch: int, gen, device) -> float:
     """``epochs`` passes of mean-squared error over ``samples`` (:func:`turned_samples`,
     concatenated) in minibatches of ``batch`` seats' hands; returns the mean loss (points
     squared, per value)."""
-    cards = torch.from_numpy(samples["cards"])
-    if not len(cards):
+    if not len(samples["cards"]):
         return float("nan")
-    thrown_t, kept_t, _ = throw_tables(cards.shape[1])
-    feats = torch.from_numpy(throw_features(samples["cards"], thrown_t, kept_t)).to(device)
-    target = torch.from_numpy(np.stack([samples["hand"], samples["crib"]], -1)).float().to(device)
-    sign = torch.from_numpy(np.where(samples["own_crib"], 1.0, -1.0)).float().to(device)
+    feats, sign, target = _tensors(samples, device)
     losses = []
     for _ in range(epochs):
-        perm = torch.randperm(len(cards), generator=gen).to(device)
-        for start in range(0, len(cards), batch):
+        perm = torch.randperm(len(feats), generator=gen).to(device)
+        for start in range(0, len(feats), batch):
             mb = perm[start:start + batch]
             loss = ((net(feats[mb], sign[mb]) - target[mb]) ** 2).mean()
             optimizer.zero_grad()
