@@ -61,6 +61,8 @@ def test_search_finds_the_card_that_wins_the_game():
     ("search:expert?playouts=0", "from 1 to 1,000,000, got 0"),
     ("search:expert?playouts=1000000000", "from 1 to 1,000,000, got 1000000000"),
     ("search:expert?playouts=1000001", "from 1 to 1,000,000, got 1000001"),
+    # checked when the spec is read, before the base is built
+    ("search:ppo:/no/such/policy.safetensors?playouts=1000000000", "got 1000000000"),
     ("search:expert?playouts=lots", "not a number"),
     ("search:expert?margin=-1", ">= 0"),
     ("search:expert?margin=nan", ">= 0"),
