@@ -10,7 +10,16 @@ import re
 
 from cribenv import cards
 from cribenv.commands import play
-from cribenv.game import Cut, Deal, Game, GameOver, Played, Rules, StarterTurned
+from cribenv.game import (
+    Cut,
+    Deal,
+    Game,
+    GameOver,
+    Played,
+    Rules,
+    ShowScored,
+    StarterTurned,
+)
 
 CARD = re.compile(r"\b(?:[A2-9TJQK][CDHS])\b")
 
@@ -118,7 +127,22 @@ def test_the_log_speaks_of_plays_and_partnerships():
         ("Game over: greedy (seat 0) & You win, greedy (seat 0) & You 121 | "
          "greedy (seat 1) & greedy (seat 3) 85, a skunk (2 game points)")
     assert play.describe(over._replace(winner=1), play.seat_names(2, 0, "ppo:shipped")) == \
-        "Game over: ppo:shipped wins, You 121 | ppo:shipped 85, a skunk (2 game points)"
+        "Game over: the bot wins, You 121 | the bot 85, a skunk (2 game points)"
+
+
+def test_a_bot_given_by_a_path_is_called_the_bot():
+    """``--bot ppo:runs/quick/policy.safetensors`` printed "Ppo:runs/quick/...'s hand"."""
+    from agents.ppo import SHIPPED_POLICY
+
+    text, _ = session(lambda prompt, n: " ".join(held(prompt)[-2:]) if n == 1 else None,
+                      bot=f"ppo:{SHIPPED_POLICY}")
+    assert text.startswith(f"Cribbage to 121: you are seat 0 against ppo:{SHIPPED_POLICY} "
+                           "(called the bot below).")
+    assert "ppo:" not in text.split("\n", 1)[1] and "Ppo" not in text
+    show = ShowScored(seat=1, is_crib=False, cards=tuple(cards.parse_many("5H 5S 5C JD")),
+                      starter=cards.parse("5D"), points=29)
+    names = play.seat_names(2, 0, f"ppo:{SHIPPED_POLICY}")
+    assert play.describe(show, names).startswith("The bot's hand: ")
 
 
 def test_the_starter_and_his_heels_name_the_dealer():

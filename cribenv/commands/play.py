@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 
 from cribenv import cards
@@ -45,9 +46,20 @@ def configure(parser: argparse.ArgumentParser) -> None:
 YOU = "You"
 
 
+def bot_name(spec: str) -> str:
+    """What the log calls a bot: its spec when that is a word (``"expert"``), else ``"the
+    bot"`` (``ppo:runs/quick/policy.safetensors`` would read "Ppo:runs/quick/...'s hand").
+
+    >>> bot_name("expert"), bot_name("ppo:runs/quick/policy.safetensors")
+    ('expert', 'the bot')
+    """
+    return spec if re.fullmatch(r"[A-Za-z][\w-]*", spec) else "the bot"
+
+
 def seat_names(num_players: int, human: int, bot: str = "bot") -> list[str]:
-    """What the log calls each seat: ``"You"``, and the bots by the spec chosen (``"expert"``),
-    with their seat where there are several (``"expert (seat 2)"``)."""
+    """What the log calls each seat: ``"You"``, and the bots by :func:`bot_name` of the spec
+    chosen (``"expert"``), with their seat where there are several (``"expert (seat 2)"``)."""
+    bot = bot_name(bot)
     return [YOU if s == human else bot if num_players == 2 else f"{bot} (seat {s})"
             for s in range(num_players)]
 
@@ -288,7 +300,9 @@ def run(args: argparse.Namespace, input_fn=input, out=sys.stdout) -> int:
     players = [you if s == human else
                make_agent(args.bot, seed=None if args.seed is None else args.seed + s)
                for s in range(rules.num_players)]
-    print(f"Cribbage to {rules.target}: you are seat {human} against {args.bot}.", file=out)
+    called = "" if bot_name(args.bot) == args.bot else f" (called {bot_name(args.bot)} below)"
+    print(f"Cribbage to {rules.target}: you are seat {human} against {args.bot}{called}.",
+          file=out)
     if rules.num_players == 4:
         partner = (human + 2) % 4
         others = [s for s in range(4) if rules.side_of(s) != rules.side_of(human)]
