@@ -53,7 +53,7 @@ from train.checkpoints import (
 )
 from train.evaluation import append_csv, evaluation_row
 from train.export import export_policy
-from train.learning_curve import numeric_rows, plot_learning_curve, plot_win_rates
+from train.learning_curve import plot_learning_curve, plot_training
 from train.networks import (
     CardRows,
     entropy,
@@ -500,45 +500,3 @@ def _evaluate(net, config: SelfPlayConfig, run_dir: Path, state: dict[str, Any],
     row = {**evaluation_row(agent, config, step, record), "wall_s": round(state["wall_s"], 1)}
     state["evals"].append(row)
     append_csv(run_dir / "eval.csv", row)
-
-
-def plot_training(run_dir: str | Path) -> Path | None:
-    """``training.png``: win rate against the heuristics (95% intervals) over wall-clock
-    minutes, and entropy, KL, value loss and steps/s over learner steps (``logs/progress.csv``)."""
-    run_dir = Path(run_dir)
-    progress = run_dir / "logs" / "progress.csv"
-    if not progress.exists():
-        return None
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    keys = ("step", "entropy", "approx_kl", "value_loss", "steps_per_s")
-
-    train_rows = numeric_rows(progress, keys)
-    col = {k: np.array([float(r[k]) for r in train_rows]) for k in keys}
-    fig, axes = plt.subplots(1, 5, figsize=(20, 3.6))
-    evals = numeric_rows(run_dir / "eval.csv") if (run_dir / "eval.csv").exists() else []
-    evals = [r for r in evals if r.get("wall_s", "").replace(".", "", 1).isdigit()]
-    ax = axes[0]
-    if evals:
-        plot_win_rates(ax, np.array([float(r["wall_s"]) for r in evals]) / 60, evals)
-    ax.set_xlabel("minutes of training")
-    ax.set_title("win rate (95% CI)")
-    from matplotlib.ticker import EngFormatter, MaxNLocator
-
-    for ax, key in zip(axes[1:], ("entropy", "approx_kl", "value_loss", "steps_per_s")):
-        ax.plot(col["step"], col[key], lw=0.8)
-        ax.set_xlabel("learner steps")
-        ax.set_title(key)
-        ax.xaxis.set_major_locator(MaxNLocator(4))   # "2M", not 2000000: labels that fit
-        ax.xaxis.set_major_formatter(EngFormatter(sep=""))
-    fig.tight_layout()
-    out = run_dir / "training.png"
-    from cribenv.files import save_figure
-
-    save_figure(fig, out, dpi=100)
-    plt.close(fig)
-    return out
-
