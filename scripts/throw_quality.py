@@ -18,44 +18,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-import numpy as np
-
 from agents.base import make_agent
-from cribenv.discard import analyse_discards
-from cribenv.game import Game, Phase, Rules
-
-
-def throws(spec: str, seeds: range) -> list[tuple[bool, tuple[int, ...], tuple[int, ...]]]:
-    """(is_dealer, six cards, cards thrown) for every seat of every seed's first hand."""
-    agent, greedy = make_agent(spec, seed=0), make_agent("greedy")
-    out = []
-    for s in seeds:
-        for seat in (0, 1):
-            game = Game(Rules(), seed=s)
-            six = tuple(sorted(game.hands[seat]))
-            while game.phase is Phase.DISCARD:
-                p = game.current_player
-                who = agent if p == seat else greedy
-                game.step(who.choose(game.view(p), game.legal_actions()))
-            out.append((game.dealer == seat, six, tuple(sorted(game.discards[seat]))))
-    return out
-
-
-def quality(rows) -> dict[str, dict[str, float]]:
-    """Mean hand, crib and expected value of the throws, and the mean regret, per role."""
-    result: dict[str, dict[str, list[float]]] = {}
-    for dealer, six, thrown in rows:
-        options = analyse_discards(list(six), dealer)
-        chosen = next(o for o in options if tuple(sorted(o.throw)) == thrown)
-        for role in ("dealer" if dealer else "pone", "all"):
-            r = result.setdefault(role, {"hand": [], "crib": [], "expected": [], "regret": [],
-                                         "best": []})
-            r["hand"].append(chosen.hand_ev)
-            r["crib"].append(chosen.crib_ev)
-            r["expected"].append(chosen.expected)
-            r["regret"].append(options[0].expected - chosen.expected)
-            r["best"].append(float(chosen is options[0]))
-    return {role: {k: float(np.mean(v)) for k, v in r.items()} for role, r in result.items()}
+from train.evaluation import throw_quality as quality
+from train.evaluation import throws
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -72,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     for item in args.agents:
         label, _, spec = item.rpartition("=")
         try:
-            rows = throws(spec, range(args.seed, args.seed + args.deals))
+            rows = throws(make_agent(spec, seed=0), range(args.seed, args.seed + args.deals))
         except ValueError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2

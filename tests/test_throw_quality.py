@@ -1,4 +1,5 @@
-"""scripts/throw_quality.py: the exact value of an agent's throws."""
+"""scripts/throw_quality.py and the evaluation's throw diagnostic (train.evaluation): the
+exact value of an agent's throws."""
 
 import sys
 from pathlib import Path
@@ -7,10 +8,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 
 import throw_quality  # noqa: E402
 
+from agents import make_agent  # noqa: E402
+
 
 def test_expert_throws_have_no_regret_and_greedy_ones_some():
-    expert = throw_quality.throws("expert", range(12))
-    greedy = throw_quality.throws("greedy", range(12))
+    expert = throw_quality.throws(make_agent("expert"), range(12))
+    greedy = throw_quality.throws(make_agent("greedy"), range(12))
     assert len(expert) == 24 and {d for d, _, _ in expert} == {True, False}
     for (_, six, thrown), (_, six_g, _) in zip(expert, greedy):
         assert six == six_g and len(thrown) == 2 and set(thrown) <= set(six)

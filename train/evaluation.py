@@ -16,18 +16,63 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from agents import make_agent
 from agents.arena import play_game
 from agents.tournament import ROW_FIELDS, AgentSpec, pair_stats, play_task, schedule
 from agents.tournament.schedule import agent_seed, deal_seed
 from agents.tournament.statistics import proportion_estimate
-from cribenv.game import Rules
+from cribenv.game import Game, Phase, Rules
 from train.config import TrainConfig
 
 #: The tournament seed of the evaluation games during training (the same games every time).
 EVAL_SEED = 10_000_000
 #: The entrant name of the agent under test.
 AGENT_LABEL = "learner"
+#: Deals of the throw diagnostic of each 2-player evaluation (both seats' first throws).
+THROW_DEALS = 500
+
+
+def throws(agent, seeds) -> list[tuple[bool, tuple[int, ...], tuple[int, ...]]]:
+    """(is_dealer, six cards, cards thrown) of ``agent`` from both seats of each seed's first
+    hand (2 players; the other seat throws as greedy, which only fixes the order of the
+    decisions: a seat's throw does not see the other's)."""
+    greedy = make_agent("greedy")
+    out = []
+    for s in seeds:
+        for seat in (0, 1):
+            game = Game(Rules(), seed=s)
+            six = tuple(sorted(game.hands[seat]))
+            while game.phase is Phase.DISCARD:
+                p = game.current_player
+                who = agent if p == seat else greedy
+                game.step(who.choose(game.view(p), game.legal_actions()))
+            out.append((game.dealer == seat, six, tuple(sorted(game.discards[seat]))))
+    return out
+
+
+def throw_quality(rows) -> dict[str, dict[str, float]]:
+    """Per role (``dealer``, ``pone``, ``all``) the mean hand, crib and expected value of the
+    throws :func:`throws` made, by :func:`cribenv.discard.analyse_discards` (the exact means
+    over starters, the crib's other two cards random), the mean ``regret`` (the best option's
+    expected value minus the one thrown; pegging ignored) and ``best`` (the share of throws
+    that were the best option). A diagnostic of the evaluation, never a training signal."""
+    from cribenv.discard import analyse_discards
+
+    result: dict[str, dict[str, list[float]]] = {}
+    for dealer, six, thrown in rows:
+        options = analyse_discards(list(six), dealer)
+        chosen = next(o for o in options if tuple(sorted(o.throw)) == thrown)
+        for role in ("dealer" if dealer else "pone", "all"):
+            r = result.setdefault(role, {"hand": [], "crib": [], "expected": [], "regret": [],
+                                         "best": []})
+            r["hand"].append(chosen.hand_ev)
+            r["crib"].append(chosen.crib_ev)
+            r["expected"].append(chosen.expected)
+            r["regret"].append(options[0].expected - chosen.expected)
+            r["best"].append(float(chosen is options[0]))
+    return {role: {k: float(np.mean(v)) for k, v in r.items()} for role, r in result.items()}
 
 
 def evaluate(agent, opponent_spec: str, games: int, seed: int, target: int) -> dict[str, float]:
@@ -114,6 +159,12 @@ def evaluation_row(agent, config: TrainConfig, step: int,
             row[f"{spec}_{key}"] = round(res[key], 4)
             if record is not None:
                 record(f"eval/{spec}_{key}", res[key])
+    if players == 2:   # the throw diagnostic: exact expected values of the agent's throws
+        q = throw_quality(throws(agent, range(EVAL_SEED, EVAL_SEED + THROW_DEALS)))["all"]
+        for key in ("regret", "best", "hand"):
+            row[f"throw_{key}"] = round(q[key], 4)
+            if record is not None:
+                record(f"eval/throw_{key}", q[key])
     return row
 
 
