@@ -175,7 +175,8 @@ class _Process:
             if left <= 0:
                 raise TimeoutError
             # without a pidfd, look at the program every 0.1 s; never wait past an hour at once
-            ready = select.select(waits, [], [], min(left, 3600.0 if self.exit_fd else 0.1))[0]
+            wait = min(left, 0.1 if self.exit_fd is None else 3600.0)
+            ready = select.select(waits, [], [], wait)[0]
             if self.out in ready:
                 self._fill()
             elif self.exit_fd in ready or (self.exit_fd is None and not self.alive()):
@@ -222,9 +223,10 @@ def quit_all(procs: list[_Process], grace: float = QUIT_GRACE) -> None:
     """Send ``quit`` to each of ``procs``, give them ``grace`` seconds in all to end, then
     kill each one's process group (what it left behind included)."""
     for proc in procs:
-        try:
-            proc.send({"type": "quit"})
-        except OSError:   # it has closed its input: it is ending
+        try:   # never blocks: a program that stopped reading its input is killed anyway
+            os.set_blocking(proc.inp, False)
+            os.write(proc.inp, b'{"type":"quit"}\n')
+        except OSError:   # it has closed its input (it is ending), or its pipe is full
             pass
     deadline = time.perf_counter() + grace
     for proc in procs:
