@@ -321,21 +321,28 @@ def _alive(pid: int) -> bool:
 
 
 SLOW_ROUND = """
-import sys, time
+import signal, sys, time
 from pathlib import Path
 from train import expert_iteration as ei
 
 def _play_job(job):          # a chunk that takes long: the workers are busy when killed
     time.sleep(120)
 
+signal.signal(signal.SIGINT, signal.default_int_handler)    # Ctrl-C, even if started without
 ei._play_job = _play_job
-ei.play_round(Path(sys.argv[1]), "shipped", ei.IterationSettings(games=60, playouts=1), 1,
-              workers=2, progress=False)
+try:
+    ei.play_round(Path(sys.argv[1]), "shipped", ei.IterationSettings(games=60, playouts=1), 1,
+                  workers=2, progress=False)
+except KeyboardInterrupt:
+    sys.exit(130)
 """
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
-def test_the_workers_exit_when_the_run_is_killed(tmp_path):
+@pytest.mark.parametrize("stop", ["SIGKILL", "SIGINT"])
+def test_the_workers_exit_when_the_run_is_killed_or_interrupted(tmp_path, stop):
+    """kill -9 of the run: its workers exit (not idle forever); Ctrl-C: the run ends its
+    workers at once (not after their chunks)."""
     import signal
     import subprocess
     import sys
@@ -351,8 +358,8 @@ def test_the_workers_exit_when_the_run_is_killed(tmp_path):
             time.sleep(0.2)
             workers = _children(run.pid)
         assert len(workers) == 2, "the pool did not start"
-        run.kill()                                   # kill -9 of the run
-        run.wait()
+        run.send_signal(getattr(signal, stop))
+        run.wait(10)
         deadline = time.monotonic() + 10
         while any(map(_alive, workers)) and time.monotonic() < deadline:
             time.sleep(0.2)

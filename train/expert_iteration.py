@@ -38,7 +38,6 @@ a critic, so no critic is fitted.
 from __future__ import annotations
 
 import argparse
-import concurrent.futures as cf
 import json
 import os
 import time
@@ -255,20 +254,17 @@ def play_round(folder: Path, base: str, settings: IterationSettings, round_no: i
 
 
 def _play_in_pool(jobs: list[tuple], workers: int, bar) -> None:
-    """Play ``jobs`` in ``workers`` processes, each of which exits once this process is gone
-    (a ``kill -9`` included) rather than idle forever."""
+    """Play ``jobs`` in ``workers`` processes. A worker exits once this process is gone (a
+    ``kill -9`` included) rather than idle forever; on an error or Ctrl-C here the workers are
+    ended at once (a chunk they were writing is left half-written, and cleared on resume)."""
+    import multiprocessing
+
     from agents.tournament.workers import _init_worker
 
-    ex = cf.ProcessPoolExecutor(workers, initializer=_init_worker)
-    try:
-        futures = {ex.submit(_play_job, j): j for j in jobs}
-        for fut in cf.as_completed(futures):
-            fut.result()
-            bar.update(futures[fut][2])
-    except BaseException:
-        ex.shutdown(wait=False, cancel_futures=True)
-        raise
-    ex.shutdown()
+    games = {job[4]: job[2] for job in jobs}
+    with multiprocessing.Pool(workers, initializer=_init_worker) as pool:  # ends them on exit
+        for path in pool.imap_unordered(_play_job, jobs):
+            bar.update(games[path])
 
 
 # ---------------------------------------------------------------------------- fit
