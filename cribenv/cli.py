@@ -90,7 +90,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     module.configure(sub)
     args = sub.parse_args(argv[1:])
     try:
-        return int(module.run(args) or 0)
+        status = int(module.run(args) or 0)
+        sys.stdout.flush()   # here, so a reader that left is met by the handler below
+        return status
     except ModuleNotFoundError as exc:
         status = _missing_extra(name, exc)
         if status is None:
@@ -99,6 +101,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"\ncribenv {name}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:   # `cribenv ... | head`: the reader left; say nothing more
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except ValueError as exc:
         print(f"cribenv {name}: error: {exc}", file=sys.stderr)
         return 2

@@ -195,3 +195,17 @@ def test_a_missing_extra_names_the_extra_to_install(monkeypatch, capsys):
     fake.run = broken                    # not an optional module: a bug, the traceback stays
     with pytest.raises(ModuleNotFoundError):
         main(["fake"])
+
+
+def test_a_reader_that_leaves_gets_no_traceback(tmp_path):
+    """``cribenv discard ... | head -1``: the pipe closes before the output is written; the
+    command ends quietly (status 141, as a shell reports SIGPIPE), with no traceback."""
+    import subprocess
+
+    proc = subprocess.Popen([sys.executable, "-m", "cribenv.cli", "discard", "5H", "5S", "JD",
+                             "6C", "4H", "KD", "--dealer"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    proc.stdout.close()   # the reader leaves before reading anything
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 141, err
+    assert "Traceback" not in err and "BrokenPipe" not in err, err
