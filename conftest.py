@@ -8,6 +8,7 @@ Outside CI, tests of an extra that is not installed skip, saying which extra. CI
 
 from __future__ import annotations
 
+import gc
 import importlib.util
 import os
 
@@ -55,3 +56,20 @@ def pytest_configure(config) -> None:
     if missing:
         raise RuntimeError(f"CI runs every test, but these extras are not installed: "
                            f"{', '.join(missing)}")
+
+
+def pytest_sessionfinish(session) -> None:
+    """In a pytest-xdist worker: collect the garbage now, then freeze what is left.
+
+    A worker tells the controller it has finished right after this hook; the controller then
+    gives it 5 s (execnet's grace) to wind down, and a worker still busy after that is sent
+    SIGINT. What it did in that time was pytest's last garbage collections (the
+    unraisable-exception check at unconfigure), which traverse the whole heap: after a full
+    run on a loaded 2-core machine they took longer, and the KeyboardInterrupt surfaced in the
+    first Python code after a collection, hypothesis' gc callback, printed as a traceback after
+    a passing run. Collected here, while the controller still waits (and while pytest still
+    reports unraisable exceptions), and frozen, the later collections have nothing to
+    traverse."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        gc.collect()
+        gc.freeze()
