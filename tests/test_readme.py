@@ -3,6 +3,7 @@ ones with fewer steps)."""
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -30,4 +31,39 @@ def test_snippet_runs(page, code, capsys):
         pytest.importorskip("sb3_contrib")
     if "cribenv.vector" in code:
         pytest.importorskip("numba")
-    exec(compile(code, str(page), "exec"), {"__name__": "readme"})
+    threads = _torch_threads() if "torch" in code else None
+    try:
+        exec(compile(code, str(page), "exec"), {"__name__": "readme"})
+    finally:   # a snippet's torch.set_num_threads(1) stays in its page, not in later tests
+        if threads is not None:
+            import torch
+
+            torch.set_num_threads(threads)
+
+
+def _torch_threads() -> int | None:
+    try:
+        import torch
+    except ImportError:
+        return None
+    return torch.get_num_threads()
+
+
+def readme_snippet(word: str) -> str:
+    return next(code for page, code in BLOCKS if page.name == "README.md" and word in code)
+
+
+def test_the_first_env_snippet_prints_each_agents_result(capsys):
+    """It printed ``env.rewards`` after the game: ``{}``, the agents being gone by then."""
+    exec(compile(readme_snippet("agent_iter"), "README.md", "exec"), {"__name__": "readme"})
+    printed = capsys.readouterr().out.strip()
+    returns = ast.literal_eval(printed)   # the dict it printed
+    assert sorted(returns) == ["player_0", "player_1"]
+    assert sorted(returns.values()) == [-1.0, 1.0], printed
+
+
+def test_the_sb3_snippet_says_its_time_shows_progress_and_sets_threads():
+    """It ran 11 minutes silent under torch's default threads on a busy 2-core machine."""
+    code = readme_snippet("MaskablePPO")
+    assert "torch.set_num_threads(1)" in code and "verbose=1" in code
+    assert re.search(r"model\.learn\(20_000\).*about \d+ s", code)
