@@ -25,7 +25,7 @@ def __getattr__(name: str) -> Any:
 
 
 def env(**kwargs: Any):
-    """The wrapped PettingZoo AEC environment (see :func:`cribenv.env.make_env`)."""
+    """The wrapped PettingZoo AEC environment (:func:`cribenv.aec.env`: its arguments)."""
     from cribenv.aec import env as _env
 
     return _env(**kwargs)
