@@ -123,3 +123,16 @@ def test_every_link_within_a_page_has_its_anchor(site):
         broken += [f"{html_path.relative_to(site)}: #{a}"
                    for a in set(re.findall(r'href="#([^"]+)"', html)) - ids]
     assert not broken, broken
+
+
+def test_every_mkdocs_command_of_the_readme_says_to_install_the_docs_extra():
+    """The README said `.venv/bin/mkdocs serve` after an install without the 'docs' extra:
+    "command not found". Each line that runs MkDocs installs the extra first, or the set-up
+    command takes it."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    setup = next(line for line in readme.splitlines() if "pip install" in line)
+    setup_has_docs = re.search(r'"\.\[[^"\]]*\bdocs\b', setup) is not None
+    runs = [line for line in readme.splitlines() if re.search(r"\bmkdocs (serve|build)", line)]
+    assert runs
+    for line in runs:
+        assert setup_has_docs or '-e ".[docs]"' in line, line

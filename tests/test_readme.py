@@ -67,3 +67,12 @@ def test_the_sb3_snippet_says_its_time_shows_progress_and_sets_threads():
     code = readme_snippet("MaskablePPO")
     assert "torch.set_num_threads(1)" in code and "verbose=1" in code
     assert re.search(r"model\.learn\(20_000\).*about \d+ s", code)
+
+
+def test_every_file_a_readme_command_runs_exists():
+    """The ladder's line ran `python my_bot.py`, a file the tree does not have."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    commands = [line for line in text.splitlines() if line.startswith("$ ")]
+    scripts = [m for line in commands for m in re.findall(r"python3? ([\w./-]+\.py)", line)]
+    assert scripts
+    assert [s for s in scripts if not (ROOT / s).is_file()] == []
