@@ -52,11 +52,11 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "pool_priority": (0, None), "time_limit": (0, None), "snapshot_every": (1, None),
     "checkpoint_every": (1, None), "eval_every": (1, None),
     "value_warmup": (0, None), "bc_epochs": (1, 10_000), "bc_lr": (0, 1), "frozen": (0, 1000),
-    "num_players": (2, 4),
+    "num_players": (2, 4), "value_beta": (0, None), "value_lr": (0, 1),
 }
-OPEN_LOW = {"learning_rate", "clip_range", "max_grad_norm", "bc_lr"}
+OPEN_LOW = {"learning_rate", "clip_range", "max_grad_norm", "bc_lr", "value_beta", "value_lr"}
 #: Settings that are lists of layer widths: at least one, each at least 1.
-LAYER_LISTS = ("net_arch", "card_arch", "keep_arch")
+LAYER_LISTS = ("net_arch", "card_arch", "keep_arch", "value_arch")
 
 
 def check_setting(name: str, value: Any, kind: Any) -> Any:
