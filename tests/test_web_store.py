@@ -1,8 +1,8 @@
 """The web table's limits and its memory across restarts: a full server makes room (finished
 games, then the idle ones) instead of turning people away; games kept in SQLite come back after
-a restart exactly where they stood, and an id that cannot come back says the server restarted;
-replay records are capped in size, one by one and all together, and checked as the engine
-checks its rules."""
+a restart exactly where they stood, and an id that cannot come back says why (a made-up one:
+that it was never made); replay records are capped in size, one by one and all together, and
+checked as the engine checks its rules."""
 
 from __future__ import annotations
 
@@ -104,18 +104,34 @@ def test_a_full_server_still_starts_a_new_game():
 
 
 def test_an_unknown_id_says_why():
+    """A made-up id was once answered "the server restarted a moment ago" with no restart."""
     now = [0.0]
-    store: Store[str] = Store(ttl_s=3600, clock=lambda: now[0])
-    made_before = "A" * 22                  # well-formed, as the ids this server makes
+    store: Store[str] = Store(ttl_s=60, max_items=1, clock=lambda: now[0])
+    made = store.add("a game")
+    assert len(made) == 30 and store.issued(made)
+    made_up = "A" * 30
+    mistyped = made[:-1] + ("B" if made[-1] != "B" else "C")
     now[0] = 600
-    with pytest.raises(UnknownItemError, match="the server restarted 10 minutes ago, since "
-                                               "that game was made: start a new game"):
-        store.get(made_before)
-    with pytest.raises(UnknownItemError, match="games expire after 60 minutes"):
-        store.get("guess")                  # not an id this server could have made
-    now[0] = 4000                           # up longer than a game lives: it expired
-    with pytest.raises(UnknownItemError, match="games expire after 60 minutes"):
-        store.get(made_before)
+    for key in (made_up, mistyped, "guess"):
+        with pytest.raises(UnknownItemError) as exc:
+            store.get(key)
+        assert str(exc.value) == (
+            f"no game {key!r} on this server: this server (started 10 minutes ago) never made "
+            "it: a mistyped link, or a game from before it started (games are kept in memory "
+            "only): start a new game")
+        assert "restarted" not in str(exc.value)
+    with pytest.raises(UnknownItemError, match="it expired"):
+        store.get(made)
+    store._gone.clear()                     # its reason forgotten: still known as made here
+    with pytest.raises(UnknownItemError, match="it is no longer kept .games expire after 1 "):
+        store.get(made)
+    lasting: Store[str] = Store(secret=b"kept in the database")
+    again: Store[str] = Store(secret=b"kept in the database")   # the same server restarted
+    key = lasting.add("a game")
+    with pytest.raises(UnknownItemError, match="it is no longer kept"):
+        again.get(key)
+    with pytest.raises(UnknownItemError, match="this server never made a game under this id"):
+        again.get(made)
 
 
 # ------------------------------------------------------------------ games survive a restart
@@ -154,10 +170,12 @@ def test_a_restart_loses_no_game(tmp_path):
         assert "restarted" not in after.get(f"/game/{states[0][0]['id']}").text
 
 
-def test_a_game_that_cannot_come_back_says_the_server_restarted(tmp_path):
+def test_a_game_that_cannot_come_back_says_why(tmp_path):
     db = tmp_path / "games.sqlite"
     with TestClient(create_app({"mine": "greedy"}, db=db)) as before:
         kept = new_game(before, bot="mine", seed=3)
+        gone = new_game(before, bot="mine", seed=4)
+        before.app.state.saved.delete(gone["id"])   # as if it had expired meanwhile
     with TestClient(create_app({"mine": "greedy"})) as memory_only:
         kept_in_memory = new_game(memory_only, bot="mine", seed=3)
     with TestClient(create_app({"other": "random"}, db=db)) as after:
@@ -166,12 +184,15 @@ def test_a_game_that_cannot_come_back_says_the_server_restarted(tmp_path):
         assert r.json()["error"] == (
             f"no game '{kept['id']}' on this server: the server restarted and could not "
             "restore it: its bot 'mine' (greedy) is not offered now: start a new game")
+        r = after.get(f"/api/games/{gone['id']}")    # made by this server before its restart
+        assert r.status_code == 404 and "it is no longer kept (games expire after" in \
+            r.json()["error"]
         r = after.post(f"/api/games/{kept_in_memory['id']}/move",
                        json={"seq": 0, "action": "next"})
-        assert r.status_code == 404 and "the server restarted a moment ago, since that game " \
-            "was made" in r.json()["error"] and "expire" not in r.json()["error"]
+        assert r.status_code == 404 and "this server never made a game under this id" in \
+            r.json()["error"] and "restarted" not in r.json()["error"]
         page = after.get(f"/game/{kept_in_memory['id']}")
-        assert page.status_code == 404 and "the server restarted" in page.text
+        assert page.status_code == 404 and "never made a game under this id" in page.text
         assert len(after.app.state.saved) == 0    # the row that cannot come back is gone
 
 

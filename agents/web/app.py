@@ -128,7 +128,9 @@ def create_app(bots: Mapping[str, str] | None = None, *, ttl_s: float = 6 * 3600
                 raise ValueError(f"its bot {str(label)[:40]!r} ({str(spec)[:60]}) is not "
                                  "offered now")
             return Table.from_record(record)
-        except ValueError as exc:
+        except Exception as exc:   # a bot that cannot be built, too: said
+            if not isinstance(exc, ValueError):
+                log.exception("cribenv serve: game %s not restored", key[:8])
             saved.delete(key)
             raise ValueError(f"the server restarted and could not restore it: {exc}") \
                 from None
@@ -137,7 +139,8 @@ def create_app(bots: Mapping[str, str] | None = None, *, ttl_s: float = 6 * 3600
         ttl_s=ttl_s, max_items=max_games, what="game",
         finished=lambda table: table.stage == "over",
         on_drop=None if saved is None else saved.delete,
-        restore=None if saved is None else restore)
+        restore=None if saved is None else restore,
+        secret=None if saved is None else saved.secret())
     replay_store: Store[Replay] = Store(ttl_s=ttl_s, max_items=max_games, what="replay",
                                         size=lambda replay: replay.size,
                                         max_bytes=max_replays_bytes)
@@ -204,9 +207,14 @@ def create_app(bots: Mapping[str, str] | None = None, *, ttl_s: float = 6 * 3600
             seed = app.state.new_seed()   # a seed to play the game again after a restart
         elif not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**62:
             raise MoveError(f"seed must be an integer 0..2**62, got {str(seed)[:40]!r}")
-        return Table(Rules(num_players=players, target=target, muggins=muggins),
-                     bot=bots[bot], seed=seed, advice=advice, bot_label=bot,
-                     bot_name=names[bot])
+        try:
+            return Table(Rules(num_players=players, target=target, muggins=muggins),
+                         bot=bots[bot], seed=seed, advice=advice, bot_label=bot,
+                         bot_name=names[bot])
+        except Exception as exc:   # the bot cannot be built: said, not a 500
+            log.exception("cribenv serve: bot %s could not be built", bot)
+            raise _Refused(503, f"{names[bot]} cannot play now ({exc}): choose another "
+                                "opponent") from None
 
     def settings(table: Table) -> dict[str, Any]:
         return {"bot": table.bot_label, "players": table.rules.num_players,
@@ -220,7 +228,8 @@ def create_app(bots: Mapping[str, str] | None = None, *, ttl_s: float = 6 * 3600
                 "legal": [C.to_str(c) for c in legal], "need": table.need,
                 "claims_due": table.claims_due,
                 "scores": list(game.scores), "hand": game.hand_number,
-                "winner": game.winner, "opponent": table.bot_name, "url": f"/game/{key}",
+                "winner": table.winner, "forfeit": table.forfeit,
+                "opponent": table.bot_name, "url": f"/game/{key}",
                 **({"record_url": f"/game/{key}/record", "replay_url": f"/game/{key}/replay",
                     "review_url": f"/game/{key}/review"}
                    if table.stage == "over" else {}),
@@ -246,6 +255,8 @@ def create_app(bots: Mapping[str, str] | None = None, *, ttl_s: float = 6 * 3600
             table = new_table(body)
         except MoveError as exc:
             return _error(400, str(exc))
+        except _Refused as exc:
+            return _error(exc.status, str(exc))
         key = games.add(table)   # a full store makes room: a new game is always possible
         await _in_thread(keep, key, table)
         return JSONResponse(state(table, key), status_code=201)
@@ -296,7 +307,9 @@ def create_app(bots: Mapping[str, str] | None = None, *, ttl_s: float = 6 * 3600
             return HTMLResponse(page("Replay", f'<p class="error">{escape(str(exc))}</p>'
                                      f"{back}"), status_code=exc.status)
         try:
-            replay = Replay.from_record(record, title=f"your game against {table.bot_name}")
+            title = f"your game against {table.bot_name}" + (
+                f" ({table.bot_name} forfeited it)" if table.forfeit else "")
+            replay = Replay.from_record(record, title=title)
         except ValueError as exc:   # a game of this server replays; said, not a 500, if not
             return HTMLResponse(page("Replay", f'<p class="error">{escape(str(exc))}</p>'),
                                 status_code=500)
@@ -439,17 +452,18 @@ async def _body(request: Request) -> bytes | JSONResponse:
 
 def _cross_site(request: Request) -> JSONResponse | None:
     """A 403 for a POST another site's page sent (its ``Origin`` or ``Sec-Fetch-Site`` says
-    so), a 415 for an API POST that is not ``application/json`` (what a form or a
-    ``text/plain`` fetch from another site can send without asking); ``None`` if fine."""
+    so; ``Origin: null``, an opaque origin such as a sandboxed frame's or a file's, is not this
+    site), a 415 for an API POST whose media type is not ``application/json`` (what a form or
+    a ``text/plain`` fetch from another site can send without asking); ``None`` if fine."""
     origin = request.headers.get("origin")
     host = request.headers.get("host", "")
-    if origin is not None and origin != "null" and urlsplit(origin).netloc != host:
+    if origin is not None and urlsplit(origin).netloc != host:
         return _error(403, f"cross-site request refused (Origin {origin[:60]!r}, not {host!r})")
     site = request.headers.get("sec-fetch-site")
     if site is not None and site not in ("same-origin", "none"):
         return _error(403, f"cross-site request refused (Sec-Fetch-Site {site[:30]!r})")
-    if request.url.path.startswith("/api/") and not request.headers.get(
-            "content-type", "").startswith("application/json"):
+    media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if request.url.path.startswith("/api/") and media_type != "application/json":
         return _error(415, "the API takes application/json")
     return None
 

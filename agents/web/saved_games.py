@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import sqlite3
 import threading
 import time
@@ -138,6 +139,20 @@ class SavedGames:
             self.delete(key)
             raise ValueError(f"the server restarted and its row in {self.path} is damaged")
         return record
+
+    def secret(self) -> bytes:
+        """The key of the games' id check (:class:`agents.web.sessions.Store`), made once and
+        kept here, so a restarted server knows the ids it made before."""
+        with self._lock, _database_errors(self.path), self._conn:
+            self._conn.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('id_secret', ?)",
+                               (secrets.token_hex(32),))
+            value = self._conn.execute("SELECT value FROM meta WHERE key = 'id_secret'"
+                                       ).fetchone()[0]
+        try:
+            return bytes.fromhex(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"{self.path}: its id_secret is damaged; choose another --db") \
+                from None
 
     def delete(self, key: str) -> None:
         with self._lock, _database_errors(self.path), self._conn:

@@ -3,7 +3,9 @@
 A full store never refuses a new item: it makes room by dropping finished items first, then
 those unused longest (and, with ``max_bytes``, as many as it takes to stay under that size).
 An id it no longer holds gets a message saying why: it expired, it was dropped to make room,
-or the server restarted since it was made.
+or it was never made here. Each id ends with a check made with the store's ``secret`` (kept
+in the games' database, so it outlives a restart), which tells an id this server made from
+a mistyped or made-up one.
 
     >>> store = Store(ttl_s=60, max_items=2)
     >>> key = store.add("a game")
@@ -20,7 +22,9 @@ or the server restarted since it was made.
 
 from __future__ import annotations
 
-import re
+import base64
+import hashlib
+import hmac
 import secrets
 import threading
 import time
@@ -32,7 +36,8 @@ from typing import Generic, TypeVar
 __all__ = ["Store", "UnknownItemError", "minutes"]
 
 T = TypeVar("T")
-WELL_FORMED_ID = re.compile(r"[A-Za-z0-9_-]{22}")   # what secrets.token_urlsafe(16) makes
+RANDOM_CHARS = 22   # secrets.token_urlsafe(16): 128 random bits
+CHECK_CHARS = 8     # 6 bytes of an HMAC of them, base64
 
 
 class UnknownItemError(KeyError):
@@ -66,14 +71,17 @@ class Store(Generic[T]):
 
     ``finished(item)``: items to drop first when full; ``on_drop(key)``: called for each item
     the store drops; ``restore(key)``: an item it does not hold in memory (one kept in a
-    database), ``None`` if there is none, or ``ValueError`` saying why it cannot be had."""
+    database), ``None`` if there is none, or ``ValueError`` saying why it cannot be had.
+    ``secret``: the key of the ids' check (:meth:`issued`); one that outlives the process (a
+    database's) makes the ids of an earlier server known; default: a new one."""
 
     def __init__(self, ttl_s: float = 6 * 3600, max_items: int = 1000, what: str = "game",
                  clock: Callable[[], float] = time.monotonic, *,
                  finished: Callable[[T], bool] = lambda item: False,
                  size: Callable[[T], int] = lambda item: 0, max_bytes: int | None = None,
                  on_drop: Callable[[str], None] | None = None,
-                 restore: Callable[[str], T | None] | None = None) -> None:
+                 restore: Callable[[str], T | None] | None = None,
+                 secret: bytes | None = None) -> None:
         if max_items < 1:
             raise ValueError(f"a store holds at least one {what}, not {max_items}")
         self.ttl_s = ttl_s
@@ -86,6 +94,8 @@ class Store(Generic[T]):
         self.size = size
         self.on_drop = on_drop
         self.restore = restore
+        self.lasting = secret is not None   # the ids of an earlier server are known
+        self._secret = secret if secret is not None else secrets.token_bytes(32)
         self._items: OrderedDict[str, _Entry[T]] = OrderedDict()   # unused longest first
         self._bytes = 0
         self._gone: OrderedDict[str, str] = OrderedDict()   # recently dropped id -> why
@@ -113,8 +123,21 @@ class Store(Generic[T]):
                              f"of all {self.what}s together ({self.max_bytes})")
         with self._lock:
             key = secrets.token_urlsafe(16)
+            key += self._check(key)
             self._put(key, item, size)
             return key
+
+    def issued(self, key: str) -> bool:
+        """Whether ``key`` is an id this store's secret made (now, or before a restart when
+        the secret outlives it): its check matches."""
+        random = key[:RANDOM_CHARS]
+        return (len(key) == RANDOM_CHARS + CHECK_CHARS and len(random) == RANDOM_CHARS
+                and hmac.compare_digest(key[RANDOM_CHARS:].encode(),
+                                        self._check(random).encode()))
+
+    def _check(self, random: str) -> str:
+        digest = hmac.new(self._secret, random.encode(), hashlib.sha256).digest()
+        return base64.urlsafe_b64encode(digest[:6]).decode()
 
     def get(self, key: str) -> T:
         """The item under ``key`` (its clock restarts); :class:`UnknownItemError` if none."""
@@ -177,10 +200,15 @@ class Store(Generic[T]):
 
     def _unknown(self, key: str, why: str | None) -> str:
         if why is None:
-            up = self.clock() - self.started
-            if WELL_FORMED_ID.fullmatch(key) and up < self.ttl_s:
-                ago = "a moment ago" if up < 60 else f"{minutes(up)} ago"
-                why = f"the server restarted {ago}, since that {self.what} was made"
+            if self.issued(key):   # made here, and gone (its reason forgotten since)
+                why = (f"it is no longer kept ({self._ttl_words()}; a full server drops "
+                       "finished ones and those unused longest)")
+            elif self.lasting:
+                why = f"this server never made a {self.what} under this id (a mistyped link?)"
             else:
-                why = self._ttl_words()
+                up = self.clock() - self.started
+                ago = "a moment ago" if up < 60 else f"{minutes(up)} ago"
+                why = (f"this server (started {ago}) never made it: a mistyped link, or a "
+                       f"{self.what} from before it started ({self.what}s are kept in memory "
+                       "only)")
         return f"no {self.what} {key[:40]!r} on this server: {why}: start a new {self.what}"

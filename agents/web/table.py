@@ -22,13 +22,14 @@ the game unchanged.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agents.arena import run_game
+from agents.arena import BotFailure, IllegalAgentActionError, run_game
 from agents.base import make_agent
 from agents.expert import ExpertAgent
 from agents.web.review import Review, review_game
@@ -50,6 +51,7 @@ __all__ = ["Advice", "Decision", "MoveError", "StaleMoveError", "Table", "advice
            "throw_key"]
 
 TABLE_FORMAT = "cribenv-table/1"
+log = logging.getLogger(__name__)
 
 
 def hand_events(game: Game, hand_number: int) -> list[Any]:
@@ -241,7 +243,11 @@ class Table:
     decision), ``count`` (Muggins: the play is over and the person counts their hand, and
     their crib when they deal, with every card turned), ``show`` (a hand was counted;
     ``show_hand`` is its number) or ``over``.
-    :meth:`act` applies a move; every other method only reads."""
+    :meth:`act` applies a move; every other method only reads.
+
+    A bot that cannot go on (an external bot's timeout, crash or broken protocol, an illegal
+    card, any error) forfeits, as in a tournament: the game is over there and the person wins
+    (:attr:`forfeit` says which bot and why, :attr:`winner` is the person's side)."""
 
     def __init__(self, rules: Rules, bot: str | Callable[[int | None], Any] = "expert",
                  human: int = 0, seed: int | None = None, advice: bool = False,
@@ -270,6 +276,9 @@ class Table:
         self.decisions: list[Decision] = []
         self.moves: list[tuple[str, list[str], dict[str, Any]]] = []   # the person's, in order
         self.ended: float | None = None   # time.time() when the game ended
+        # the bot that could not go on: {"seat", "agent", "kind", "detail"} (as in a tournament)
+        self.forfeit: dict[str, Any] | None = None
+        self._stop_at: int | None = None   # from_record: the move at which a bot forfeited
         self.lock = threading.Lock()
         self._review: Review | None = None
         self._review_lock = threading.Lock()
@@ -286,21 +295,35 @@ class Table:
                 "bot_name": self.bot_name,
                 "advice": self.advice_on, "moves": [list(m) for m in self.moves],
                 "actions": [C.to_str(a) for a in self.game.actions],
-                **({"ended": self.ended} if self.ended is not None else {})}
+                **({"ended": self.ended} if self.ended is not None else {}),
+                **({"forfeit": self.forfeit} if self.forfeit is not None else {})}
 
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> Table:
         """The table of :meth:`to_record` again: the engine and the seeded bots are
         deterministic, so the same seed and moves give the same game (``ValueError`` if the
-        record is not a table's or its moves come out differently)."""
+        record is not a table's or its moves come out differently). A game a bot forfeited
+        stops where it did, without asking that bot again."""
         if not isinstance(record, dict) or record.get("format") != TABLE_FORMAT:
             raise ValueError(f"not a {TABLE_FORMAT} record")
         try:
             table = cls(Rules(**record["rules"]), bot=record["bot"], human=record["human"],
                         seed=record["seed"], advice=record["advice"],
                         bot_label=record["bot_label"], bot_name=record.get("bot_name"))
+            forfeit = record.get("forfeit")
+            if forfeit is not None:
+                if not isinstance(forfeit, dict) or not isinstance(record["actions"], list):
+                    raise TypeError(f"forfeit {str(forfeit)[:40]}")
+                table._stop_at = len(record["actions"])
             for action, cards, claims in record["moves"]:
+                if table.forfeit is not None:
+                    raise ValueError("its bot could not play it again: "
+                                     + table.forfeit["detail"])
                 table.act(table.seq, cards, action, claims)
+            if forfeit is not None:
+                if table.stage != "bots":
+                    raise ValueError("its moves did not come to the bot's forfeit this time")
+                table._forfeit(forfeit)
             if table.ended is not None and isinstance(record.get("ended"), int | float):
                 table.ended = float(record["ended"])   # when it ended, not when restored
         except (KeyError, TypeError) as exc:
@@ -310,6 +333,13 @@ class Table:
         return table
 
     # ------------------------------------------------------------------ reading
+    @property
+    def winner(self) -> int | None:
+        """The winning side: the engine's, or the person's when a bot forfeited."""
+        if self.forfeit is not None:
+            return self.rules.side_of(self.human)
+        return self.game.winner
+
     @property
     def need(self) -> int:
         """Cards the person lays away at once in the discard (2 with 2 players, else 1)."""
@@ -334,15 +364,25 @@ class Table:
             if view.num_players == 2:
                 from agents.web.review import strongest_throw
 
-                thrown = strongest_throw(self.game)
+                thrown = self._champion(strongest_throw, self.game)
                 if thrown is not None:
                     advice.champion = throw_key(advice, thrown)
                     advice.reason += (f". The Champion throws {advice.champion}: its network "
                                       "weighs the play as well as the show")
             return advice
         legal = self.game.legal_actions()
-        return (strongest_play_advice(view, legal, self.seed or 0, len(self.game.actions))
+        return (self._champion(strongest_play_advice, view, legal, self.seed or 0,
+                               len(self.game.actions))
                 or play_advice(view, legal))
+
+    def _champion(self, advise: Callable[..., Any], *args: Any) -> Any:
+        """The strongest agent's word (it searches), ``None`` should it fail: the advice is
+        then the expert's alone, and the game goes on."""
+        try:
+            return advise(*args)
+        except Exception:   # the search (its engine, its memory): logged, not a 500
+            log.exception("cribenv serve: the Champion's advice failed")
+            return None
 
     def seat_names(self) -> list[str]:
         """Each seat as the person sees it: "You", the bot's name (with its seat when there
@@ -492,20 +532,71 @@ class Table:
     def _after_moves(self, hand: int) -> None:
         if self.game.hand_number != hand or self.game.is_over:
             self.stage = "over" if self.game.is_over else "show"
-            if self.game.is_over and self.ended is None:
-                self.ended = time.time()
             self.show_hand = hand
+            if self.game.is_over:
+                self._game_ended()
         else:
             self.stage = "bots"
 
+    def _game_ended(self) -> None:
+        """Note when the game ended, and tell the bots (a protocol bot hears ``game_over``
+        and its process is kept for the next game, as in a tournament)."""
+        if self.ended is None:
+            self.ended = time.time()
+        for player in self.players:
+            finish = getattr(player, "finish", None)
+            if callable(finish):
+                try:
+                    finish(self.game, self.forfeit)
+                except Exception as exc:   # the game is over whatever the bot makes of it
+                    log.warning("cribenv serve: %s at the end of a game: %s",
+                                self.bot_label, exc)
+
+    def _forfeit(self, forfeit: dict[str, Any]) -> None:
+        """End the game with ``forfeit``: the bot lost it where it stood."""
+        self.forfeit = forfeit
+        self.stage = "over"
+        self.show_hand = self.game.hand_number
+        self._game_ended()
+
+    def _failure(self, exc: Exception) -> dict[str, Any]:
+        """The forfeit of the bot asked to move when ``exc`` was raised (:class:`BotFailure`'s
+        kind, ``illegal`` for a card that is not legal, else ``error``)."""
+        seat = self.game.current_player
+        if isinstance(exc, BotFailure):
+            kind = exc.kind
+        elif isinstance(exc, IllegalAgentActionError):
+            kind = "illegal"
+        else:
+            kind = "error"
+        detail = str(exc) or type(exc).__name__
+        return {"seat": seat, "agent": self.bot_label, "kind": kind,
+                "detail": detail if len(detail) <= 500 else detail[:497] + "..."}
+
     def _advance(self) -> None:
-        """Let the bots play until the person decides, a hand ends or the game is over."""
+        """Let the bots play until the person decides, a hand ends or the game is over; a bot
+        that cannot go on forfeits (:meth:`_forfeit`)."""
         if self.stage != "bots":
             return
         game = self.game
         hand = game.hand_number
-        run_game(game, self.players,
-                 until=lambda g: g.current_player == self.human or g.hand_number != hand)
+        stop_at = self._stop_at
+
+        def until(g: Game) -> bool:
+            return (g.current_player == self.human or g.hand_number != hand
+                    or (stop_at is not None and len(g.actions) >= stop_at))
+        try:
+            run_game(game, self.players, until=until)
+        except Exception as exc:   # whatever a bot raises, the game ends in words
+            if isinstance(exc, BotFailure | IllegalAgentActionError):
+                log.warning("cribenv serve: %s forfeits: %s", self.bot_label, exc)
+            else:
+                log.exception("cribenv serve: %s failed and forfeits", self.bot_label)
+            self._forfeit(self._failure(exc))
+            return
+        if stop_at is not None and len(game.actions) >= stop_at and not game.is_over \
+                and game.current_player != self.human:
+            return   # from_record: the recorded forfeit comes here
         if game.is_over or game.hand_number != hand:
             self._after_moves(hand)
             return

@@ -28,7 +28,7 @@ from agents.web.render import (
     with_suits,
 )
 from agents.web.table import Advice, Table, hand_events
-from agents.web.words import score_words
+from agents.web.words import forfeit_words, score_words
 from cribenv import cards as C
 from cribenv.game import (
     Cut,
@@ -332,6 +332,21 @@ def _result_html(game: Game, sides: Sequence[str], name: Callable[[int], str]) -
             f'{ending}</div>')
 
 
+def _forfeit_html(table: Table, sides: Sequence[str]) -> str:
+    """The result of a game a bot forfeited: the person wins, and why, in words."""
+    forfeit = table.forfeit
+    assert forfeit is not None
+    winner = table.winner
+    assert winner is not None
+    scores = " to ".join(str(s) for s in table.game.scores)
+    verb = "win" if sides[winner].startswith("You") else "wins"
+    why = forfeit_words(table.bot_name, str(forfeit.get("kind")))
+    return (f'<div class="result forfeit" data-winner="{winner}" data-forfeit='
+            f'"{escape(str(forfeit.get("kind")))}"><p><b>{escape(sides[winner])} {verb}</b>: '
+            f'{escape(why)}, so it forfeits the game (as in a tournament). The score stood '
+            f'{scores}.</p><p class="detail">{escape(str(forfeit.get("detail", "")))}</p></div>')
+
+
 CLAIM_SECONDS = 10   # with Muggins, a laid card not claimed in this time claims nothing
 
 
@@ -419,7 +434,8 @@ def table_html(table: Table, key: str) -> str:
             " Muggins: lay it, then claim what it pegs." if rules.muggins else ""),
         "count": "Count your show.",
         "show": f"Hand {shown_hand + 1} is counted.",
-        "over": "The game is over.",
+        "over": f"The game is over: {table.bot_name} forfeited it." if table.forfeit
+                else "The game is over.",
     }.get(stage, "")
     peg_call = peg_call_html(events, table.human, name) if rules.muggins else ""
     overlay = ""
@@ -437,7 +453,8 @@ def table_html(table: Table, key: str) -> str:
                    '</div></div>')
     elif stage in ("show", "over"):
         shows = show_html(events, name)
-        result = (_result_html(game, sides, name) + _summary_html(table)
+        result = ((_forfeit_html(table, sides) if table.forfeit else
+                   _result_html(game, sides, name)) + _summary_html(table)
                   if stage == "over" else "")
         button = ('<div class="actions"><button type="button" class="primary" '
                   'data-action="new">New game</button>'
@@ -449,9 +466,10 @@ def table_html(table: Table, key: str) -> str:
                   if stage == "over" else
                   '<button type="button" class="primary" data-action="next">Next hand</button>')
         title = "Game over" if stage == "over" else f"The show, hand {shown_hand + 1}"
+        no_show = "" if table.forfeit else "<p>No show: the game ended in the play.</p>"
         overlay = (f'<div class="overlay"><div class="panel show"><h2>{title}</h2>{result}'
                    f'{peg_call}'
-                   f'<div class="shows">{shows or "<p>No show: the game ended in the play.</p>"}'
+                   f'<div class="shows">{shows or no_show}'
                    f'</div>{button}</div></div>')
     return (f'<div id="table" data-game="{escape(key)}" data-seq="{table.seq}" '
             f'data-stage="{stage}" data-need="{need}">'

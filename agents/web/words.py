@@ -27,6 +27,8 @@ the play panel, the advice); it reads the engine's own parts of the score
     ['Beginner', 'Greedy', 'Expert', 'Master', 'Champion']
     >>> opponent_name("ppo:shipped"), opponent_name("mine")
     ('Master', 'mine')
+
+:func:`forfeit_words` says why a bot forfeited a game (:class:`agents.arena.BotFailure`'s kind).
 """
 
 from __future__ import annotations
@@ -170,3 +172,24 @@ def lobby_order(labels: Iterable[str]) -> list[str]:
     labels = list(labels)
     rank = {o.spec: i for i, o in enumerate(OPPONENTS)}
     return sorted(labels, key=lambda b: (rank.get(b, len(rank)), labels.index(b)))
+
+
+FORFEIT_WORDS = {
+    "timeout": "did not answer in time",
+    "crash": "stopped running",
+    "start": "could not be started",
+    "illegal": "chose a card it may not play",
+    "malformed": "broke the bot protocol",
+    "output": "broke the bot protocol",
+    "version": "speaks another version of the bot protocol",
+    "error": "failed with an error",
+}
+
+
+def forfeit_words(name: str, kind: str) -> str:
+    """Why the bot ``name`` forfeited, in words (``kind``: :class:`agents.arena.BotFailure`'s).
+
+    >>> forfeit_words("Expert", "crash")
+    'Expert stopped running'
+    """
+    return f"{name} {FORFEIT_WORDS.get(kind, 'could not go on')}"
