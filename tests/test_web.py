@@ -281,11 +281,55 @@ def test_serve_command_checks_its_arguments(capsys, tmp_path):
         main(["serve", "--help"])
     assert exc.value.code == 0 and "127.0.0.1" in capsys.readouterr().out
     assert main(["serve", "--bot", "nameonly"]) == 2
-    assert "--bot needs NAME=SPEC" in capsys.readouterr().err
+    assert "--bot nameonly: unknown agent 'nameonly'" in capsys.readouterr().err
     assert main(["serve", "--bot", f"mine=ppo:{tmp_path / 'none.safetensors'}"]) == 2
     assert "none.safetensors" in capsys.readouterr().err
     assert main(["serve", "--replay", str(tmp_path / "missing.json")]) == 2
     assert "missing.json" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--ttl", "inf"], "argument --ttl: expected minutes, more than 0 and at most 525600"),
+    (["--ttl", "nan"], "argument --ttl: expected minutes"),   # once: "convert float NaN"
+    (["--ttl", "1e306"], "argument --ttl"),                   # once: inf seconds, OverflowError
+    (["--ttl", "0"], "argument --ttl"),
+    (["--max-games", "0"], "argument --max-games: expected an integer of at least 1"),
+])
+def test_serve_refuses_a_bad_limit_by_name(capsys, monkeypatch, args, words):
+    """``--ttl inf`` was once an OverflowError traceback."""
+    import uvicorn
+
+    from cribenv.cli import main
+
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: None)   # never serve here
+
+    with pytest.raises(SystemExit) as exc:
+        main(["serve", *args])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and words in err and "Traceback" not in err, err
+
+
+def test_serve_takes_a_bot_by_its_spec_alone(capsys, monkeypatch):
+    """``--bot search:ppo:shipped?playouts=50`` was once split at the query's '=' ("unknown
+    agent '50'"); it is read as the tournament reads its agents, named by its spec."""
+    import uvicorn
+
+    from agents.web.command import parse_bots
+    from cribenv.cli import main
+
+    pytest.importorskip("numba")   # the search agent: the batched engine
+    spec = "search:ppo:shipped?playouts=50"
+    served = []
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: served.append(app))
+    assert main(["serve", "--db", ":memory:", "--bot", spec,
+                 "--bot", "fast=search:expert?playouts=20"]) == 0, capsys.readouterr().err
+    bots = parse_bots([spec, "fast=search:expert?playouts=20", "cmd[move=2]:python bot.py"])
+    assert bots[spec] == spec and bots["fast"] == "search:expert?playouts=20"
+    assert bots["cmd[move=2]:python bot.py"] == "cmd[move=2]:python bot.py"
+    with TestClient(served[0], base_url="http://127.0.0.1:8000") as c:
+        assert spec in c.get("/").text
+        r = c.post("/api/games", json={"bot": spec, "seed": 1})
+        assert r.status_code == 201 and r.json()["opponent"] == spec
 
 
 def test_muggins_through_the_api(client):
@@ -475,6 +519,11 @@ def test_deeply_nested_json_is_a_bad_request_not_a_crash(client):
     ({"content-type": "text/plain"}, 415),
     ({"content-type": "application/json", "origin": "https://evil.example"}, 403),
     ({"content-type": "application/json", "sec-fetch-site": "cross-site"}, 403),
+    ({"content-type": "application/json", "origin": "null"}, 403),   # a sandboxed frame's
+    ({"content-type": "application/jsonp"}, 415),                    # once passed as JSON
+    ({"content-type": "application/json-seq"}, 415),
+    ({"content-type": "Application/JSON; charset=utf-8"}, 201),      # once refused
+    ({"content-type": "application/json", "origin": "http://testserver"}, 201),
 ])
 def test_cross_site_posts_are_refused(client, headers, status):
     r = client.post("/api/games", content=b'{"bot": "greedy"}', headers=headers)

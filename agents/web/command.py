@@ -3,12 +3,35 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 
-from cribenv.checks import int_range_arg
+from cribenv.checks import int_arg, int_range_arg
 
 __all__ = ["configure", "parse_bots", "run"]
+
+MAX_TTL_MINUTES = 525_600   # a year
+
+
+def ttl_minutes(text: str) -> float:
+    """``--ttl``: minutes, more than 0 and at most a year (argparse's usage error otherwise).
+
+    >>> ttl_minutes("90")
+    90.0
+    >>> ttl_minutes("inf")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: expected minutes, more than 0 and at most 525600 (a year), got 'inf'
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value <= MAX_TTL_MINUTES:   # NaN fails it too
+        raise argparse.ArgumentTypeError(f"expected minutes, more than 0 and at most "
+                                         f"{MAX_TTL_MINUTES} (a year), got {text!r}")
+    return value
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -22,9 +45,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "the table to the network)")
     parser.add_argument("--port", type=int_range_arg(0, 65535), default=8000,
                         help="port, 0 to 65535 (default %(default)s)")
-    parser.add_argument("--bot", action="append", default=[], metavar="NAME=SPEC",
-                        help="add a bot the page may choose, e.g. mine=ppo:runs/a.safetensors "
-                             "(the built-in expert, greedy, random, ppo:shipped and, with the "
+    parser.add_argument("--bot", action="append", default=[], metavar="[NAME=]SPEC",
+                        help="add a bot the page may choose, e.g. mine=ppo:runs/a.safetensors, "
+                             "or just a spec (search:ppo:shipped?playouts=50: named by it), as "
+                             "tournament reads its agents (the built-in expert, greedy, random, "
+                             "ppo:shipped and, with the "
                              "batched engine installed, search:ppo:shipped are always there); "
                              "the only policy files the server ever loads")
     parser.add_argument("--replay", action="append", default=[], metavar="FILE",
@@ -34,9 +59,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--open", type=int, metavar="N",
                         help="with --tournament-db: print the address of its game N (0 = the "
                              "first, in the order the lobby lists them) to open")
-    parser.add_argument("--ttl", type=float, default=360, metavar="MINUTES",
-                        help="a game without a move for this long is dropped (default 360)")
-    parser.add_argument("--max-games", type=int, default=1000,
+    parser.add_argument("--ttl", type=ttl_minutes, default=360, metavar="MINUTES",
+                        help="a game without a move for this long is dropped (default 360, "
+                             "at most a year)")
+    parser.add_argument("--max-games", type=int_arg(1), default=1000,
                         help="games held at once (default %(default)s); when full, finished "
                              "games and then those idle longest make room for a new one")
     parser.add_argument("--db", metavar="PATH",
@@ -47,24 +73,33 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def parse_bots(items: list[str]) -> dict[str, str]:
-    """The bots of the command line, after the built-in ones; each is built once here so a
-    bad spec or policy file fails now, with its reason.
+    """The bots of the command line (``NAME=SPEC`` or ``SPEC``, read as ``cribenv tournament``
+    reads its agents: :func:`agents.tournament.schedule.parse_spec`), after the built-in ones;
+    each is built once here so a bad spec or policy file fails now, with its reason.
 
     >>> [b for b in sorted(parse_bots(["mine=greedy"])) if not b.startswith("search")]
     ['expert', 'greedy', 'mine', 'ppo:shipped', 'random']
+    >>> parse_bots(["cmd[move=2]:python bot.py"])["cmd[move=2]:python bot.py"]
+    'cmd[move=2]:python bot.py'
     """
     from agents.base import make_agent
+    from agents.tournament.schedule import parse_spec
     from agents.web.app import BUILT_IN_BOTS
 
     bots = dict(BUILT_IN_BOTS)
+    given = []
     for item in items:
-        name, sep, spec = item.partition("=")
-        if not sep or not name.strip() or not spec.strip():
-            raise ValueError(f"--bot needs NAME=SPEC (e.g. mine=ppo:runs/a.safetensors), "
-                             f"got {item!r}")
-        bots[name.strip()] = spec.strip()
+        try:
+            entrant = parse_spec(item)
+        except ValueError as exc:
+            raise ValueError(f"--bot {item!r}: {exc}") from None
+        bots[entrant.label] = entrant.spec
+        given.append(entrant.spec)
     for spec in bots.values():
-        make_agent(spec, seed=0)   # raises ValueError naming a bad spec or file
+        try:
+            make_agent(spec, seed=0)   # a bad spec or policy file fails now, with its reason
+        except ValueError as exc:
+            raise ValueError(f"--bot {spec}: {exc}" if spec in given else str(exc)) from None
     return bots
 
 
@@ -90,8 +125,6 @@ def run(args: argparse.Namespace) -> int:
             replays.append(Replay.from_record(text, title=Path(path).name))
         except ValueError as exc:
             raise ValueError(f"--replay {path}: {exc}") from None
-    if args.ttl <= 0 or args.max_games < 1:
-        raise ValueError("--ttl and --max-games must be positive")
     path = "/"
     if args.open is not None:
         if not args.tournament_db:
