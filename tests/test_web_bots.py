@@ -69,8 +69,22 @@ class FlakyBot(FailingBot):
     games = 1   # only the first game
 
 
+class CheatingBot(GreedyAgent):
+    """Plays a card it does not hold at its third decision."""
+
+    def reset(self):
+        self.decisions = 0
+
+    def choose(self, view, legal):
+        self.decisions += 1
+        if self.decisions >= 3:
+            return next(c for c in range(52) if c not in legal)
+        return super().choose(view, legal)
+
+
 register_agent("web-test-oom", OutOfMemoryBot)
 register_agent("web-test-flaky", FlakyBot)
+register_agent("web-test-cheat", CheatingBot)
 
 
 def post(c, key, seq, **body):
@@ -158,17 +172,21 @@ def test_a_protocol_bot_that_fails_mid_game_forfeits(client_for, mode):
 
 
 @pytest.mark.parametrize("players", [2, 3])
-def test_a_bot_that_raises_forfeits(client_for, players):
-    """A bot that raises (a search whose playouts cannot be allocated: MemoryError): the
-    person wins even with 3 players, where the other bot may be ahead."""
-    c = client_for({"oom": "web-test-oom"})
-    state = c.post("/api/games", json={"bot": "oom", "seed": 3, "players": players,
+@pytest.mark.parametrize("spec, kind, words", [
+    ("web-test-oom", "error", "cannot allocate 10.0 GiB"),
+    ("web-test-cheat", "illegal", "which is not legal"),
+])
+def test_a_bot_that_raises_forfeits(client_for, players, spec, kind, words):
+    """A bot that raises (a search whose playouts cannot be allocated: MemoryError), or plays
+    a card it may not: the person wins even with 3 players, where the other bot may be
+    ahead."""
+    c = client_for({"bad": spec})
+    state = c.post("/api/games", json={"bot": "bad", "seed": 3, "players": players,
                                        "target": 61}).json()
     state = play_until_over(c, state)
-    assert state["forfeit"]["kind"] == "error"
-    assert "cannot allocate 10.0 GiB" in state["forfeit"]["detail"]
-    check_forfeit_panel(c, state, "oom")
-    assert re.search(r'<div class="result forfeit" data-winner="0" data-forfeit="error">',
+    assert state["forfeit"]["kind"] == kind and words in state["forfeit"]["detail"]
+    check_forfeit_panel(c, state, "bad")
+    assert re.search(rf'<div class="result forfeit" data-winner="0" data-forfeit="{kind}">',
                      state["html"])
 
 
@@ -193,17 +211,20 @@ def test_the_bots_hear_the_end_of_the_game():
     assert all(b.finished == [(False, table.forfeit)] for b in bots)
 
 
-def test_a_forfeited_game_comes_back_after_a_restart_without_asking_the_bot(tmp_path):
+@pytest.mark.parametrize("spec", ["web-test-flaky", "cmd:false",
+                                  f"cmd:{sys.executable} {BROKEN} crash"])
+def test_a_forfeited_game_comes_back_after_a_restart_without_asking_the_bot(tmp_path, spec):
     """A restarted server plays the game again only up to the forfeit: the bot is not asked
     again (a hanging bot would hold the page for its whole move time; a flaky one would play
-    on, and the game was lost as 'a different game')."""
+    on, and the game was lost as 'a different game'; ``cmd:false`` fails as it is told of the
+    game, before any decision)."""
     db = tmp_path / "games.sqlite"
     FlakyBot.played = 0
-    with TestClient(create_app({"flaky": "web-test-flaky"}, db=db)) as before:
+    with TestClient(create_app({"failing": spec}, db=db)) as before:
         state = play_until_over(before, before.post(
-            "/api/games", json={"bot": "flaky", "seed": 5, "advice": True}).json())
-        assert state["forfeit"]["detail"] == "a flaky failure"
-    with TestClient(create_app({"flaky": "web-test-flaky"}, db=db)) as after:
+            "/api/games", json={"bot": "failing", "seed": 5, "advice": True}).json())
+        assert state["forfeit"]
+    with TestClient(create_app({"failing": spec}, db=db)) as after:
         r = after.get(f"/api/games/{state['id']}")
         assert r.status_code == 200, r.text
         assert r.json() == state

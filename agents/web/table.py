@@ -582,11 +582,14 @@ class Table:
         hand = game.hand_number
         stop_at = self._stop_at
 
-        def until(g: Game) -> bool:
-            return (g.current_player == self.human or g.hand_number != hand
-                    or (stop_at is not None and len(g.actions) >= stop_at))
+        def at_forfeit(g: Game) -> bool:   # from_record: where the recorded forfeit comes
+            return stop_at is not None and len(g.actions) >= stop_at
+
+        if at_forfeit(game):
+            return   # not even a word to the bots (a bot that cannot start fails at once)
         try:
-            run_game(game, self.players, until=until)
+            run_game(game, self.players, until=lambda g: g.current_player == self.human
+                     or g.hand_number != hand or at_forfeit(g))
         except Exception as exc:   # whatever a bot raises, the game ends in words
             if isinstance(exc, BotFailure | IllegalAgentActionError):
                 log.warning("cribenv serve: %s forfeits: %s", self.bot_label, exc)
@@ -594,9 +597,8 @@ class Table:
                 log.exception("cribenv serve: %s failed and forfeits", self.bot_label)
             self._forfeit(self._failure(exc))
             return
-        if stop_at is not None and len(game.actions) >= stop_at and not game.is_over \
-                and game.current_player != self.human:
-            return   # from_record: the recorded forfeit comes here
+        if at_forfeit(game) and not game.is_over and game.current_player != self.human:
+            return
         if game.is_over or game.hand_number != hand:
             self._after_moves(hand)
             return
