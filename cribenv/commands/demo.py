@@ -1,4 +1,4 @@
-"""``cribenv demo``: the README's main job, a tour of about 3 minutes on 2 cores.
+"""``cribenv demo``: the README's main job, a tour of about a minute on 2 cores.
 
 1. score a hand with its breakdown; 2. rank the discards of a deal; 3. a bot game (expert vs
 greedy); 4. self-play PPO from scratch on the batched engine (``train/demo.py``,
@@ -27,6 +27,10 @@ from cribenv.files import write_text
 
 SETTINGS_FILE = "demo.json"
 RUNS = Path("runs")
+# how long the tour takes, as the README and the install page say it (measured: 57 s with the
+# batched engine compiled, 41 s with it cached, on 2 cores with another job busy on one)
+DURATION = "about a minute on 2 cores"
+
 # the sizes of the tour (stored in the run folder: a resumed demo keeps them)
 SIZES = {"scratch_steps": 300_000, "evals": 6, "eval_games": 100, "games": 60,
          "sb3_steps": 0, "rollout_games": 400, "bc_games": 300, "seed": 0}
@@ -34,11 +38,11 @@ SIZES = {"scratch_steps": 300_000, "evals": 6, "eval_games": 100, "games": 60,
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.description = (
-        "A tour of about 3 minutes on 2 cores: scoring a hand, discard advice, a bot game, "
-        "self-play PPO from scratch on the batched engine (about 2 minutes: its win rate "
+        f"A tour of {DURATION}: scoring a hand, discard advice, a bot game, "
+        "self-play PPO from scratch on the batched engine (30-50 s: its win rate "
         "against greedy printed as it rises, and a learning curve), and a small duplicate "
         "tournament of that agent, the shipped one and the heuristic bots. The first run "
-        "after an install also compiles the batched engine (20-60 s, cached after). Each run "
+        "after an install also compiles the batched engine (15-60 s, cached after). Each run "
         "writes to a fresh folder, runs/demo-YYYYmmdd-HHMMSS (or --run-dir): demo.json, "
         "learning_curve.png, selfplay/ (the training run: policy, evaluations, logs, "
         "checkpoints) and tournament.sqlite/.png/.json/.csv, and ends with the list of the "
@@ -153,7 +157,7 @@ def run(args: argparse.Namespace) -> int:
     if resumed:
         print(f"cribenv demo: resuming the demo in {run_dir} (a finished step is not redone)")
     else:
-        print(f"cribenv demo: a tour of about 3 minutes on 2 cores, writing to {run_dir}")
+        print(f"cribenv demo: a tour of {DURATION}, writing to {run_dir}")
 
     n = _basics(sizes["seed"])
     timings.append(("scoring, discards, a game", time.perf_counter() - started))
@@ -271,7 +275,7 @@ def _scratch(number: int, out: Path, sizes: dict) -> Path | None:
           f"{steps // sizes['evals']:,} steps it plays\n"
           f"  {sizes['eval_games']} duplicate games against greedy (the bar shows the latest "
           "win rate).")
-    print("  preparing the batched engine (compiled on the first run after an install, 20-60 "
+    print("  preparing the batched engine (compiled on the first run after an install, 15-60 "
           "s;\n  loaded from numba's cache after) ...", end=" ", flush=True)
     print(f"ready in {warm_up_engine(sizes['seed']):.0f} s")
     config = selfplay_config(steps, sizes["evals"], sizes["eval_games"], sizes["seed"])
