@@ -1,0 +1,19 @@
+"""The README's install prints what a newcomer needs, not a wall of warnings: setuptools
+deprecated the license as a TOML table (``{ text = "MIT" }``) and printed a boxed warning at
+every build of the package; an SPDX string needs setuptools 77."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_license_is_an_spdx_string_with_a_setuptools_that_reads_it():
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert config["project"]["license"] == "MIT"
+    (setuptools,) = [r for r in config["build-system"]["requires"] if r.startswith("setuptools")]
+    assert int(re.fullmatch(r"setuptools>=(\d+)", setuptools).group(1)) >= 77
+    assert not [c for c in config["project"]["classifiers"] if c.startswith("License ::")]
