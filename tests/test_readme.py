@@ -88,3 +88,20 @@ def test_the_demos_duration_is_said_alike_everywhere():
         text = " ".join((ROOT / name).read_text(encoding="utf-8").split())
         assert DURATION in text, name
         assert "about 3 minutes" not in text, name
+
+
+def test_the_readme_commands_write_where_git_ignores():
+    """The tournament's line wrote into results/ (the measured runs, kept in git): a newcomer's
+    `git status` filled with untracked files."""
+    import shutil
+    import subprocess
+
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("needs git and a checkout")
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    folders = [m for line in text.splitlines() if line.startswith("$ ")
+               for m in re.findall(r"--(?:out|run-dir) (\S+)", line)]
+    assert len(folders) >= 3
+    for folder in folders:
+        ignored = subprocess.run(["git", "check-ignore", "-q", f"{folder}/x"], cwd=ROOT)
+        assert ignored.returncode == 0, f"{folder} is not ignored by git"
