@@ -115,6 +115,7 @@ def check_forfeit_panel(c, state, name):
     html = state["html"]
     assert "<b>You win</b>" in html and f"{name} {FORFEIT_WORDS[forfeit['kind']]}" in html
     assert "forfeits the game" in html and f"{name} forfeited it" in html
+    assert f"The score stood: You {state['scores'][0]}, " in html
     r = post(c, key, state["seq"], action="next")
     assert r.status_code == 400 and "the game is over: start a new game" in r.json()["error"]
     page = c.get(f"/game/{key}")

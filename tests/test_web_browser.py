@@ -615,3 +615,41 @@ def check_call(page, table, card: str, n: int, claimed: int) -> None:
     assert page.locator(".log").first.is_visible()
     assert f"{words} on {card}" in page.locator(".log").first.inner_text()
     _check_against_engine(page, table)
+
+
+def test_a_bot_that_crashes_forfeits_on_the_page(browser, shots):
+    """A protocol bot that crashes mid-game (its third decision): the page shows the game over
+    panel, the person the winner and why in words, readable on a phone; the record, the replay
+    and a new game work after it. It was a 500, then a game stuck for good."""
+    import sys
+
+    broken = Path(__file__).parent / "data" / "bots" / "broken_bot.py"
+    app = create_app({"broken": f"cmd:{sys.executable} {broken} crash", "greedy": "greedy"})
+    app.state.new_seed = itertools.count(1).__next__
+    for base in serve(app):
+        page = new_game(browser, base, size=PHONE, bot="broken")
+        table = _play_game_by_clicking(page, app, shots, "forfeit")
+        assert table.forfeit is not None and not table.game.is_over
+        result = page.locator(".result.forfeit")
+        assert result.get_attribute("data-winner") == "0"
+        assert result.get_attribute("data-forfeit") == "crash"
+        words = result.inner_text()
+        assert "You win" in words and "broken stopped running, so it forfeits the game" in words
+        assert "exit status 3" in words
+        page.screenshot(path=str(shots / "forfeit-over.png"), animations="disabled")
+        width = page.evaluate("document.documentElement.clientWidth")
+        assert page.evaluate("document.documentElement.scrollWidth") <= width + 1
+        check_contrast(page)
+        with page.expect_download() as download:
+            page.click("text=Download the record")
+        record = json.loads(Path(download.value.path()).read_text(encoding="utf-8"))
+        assert len(record["actions"]) == len(table.game.actions)
+        replay = browser.new_page(viewport=PHONE)
+        replay.goto(base + page.get_attribute("a[rel=replay]", "href"))
+        assert "forfeited it" in replay.title()
+        replay.close()
+        key = page.get_attribute("#table", "data-game")
+        page.click("[data-action=new]")                # a new game, against the same bot
+        page.wait_for_function(f"document.getElementById('table').dataset.game !== '{key}'")
+        assert page.get_attribute("#table", "data-stage") == "cut"
+        page.close()

@@ -338,13 +338,14 @@ def _forfeit_html(table: Table, sides: Sequence[str]) -> str:
     assert forfeit is not None
     winner = table.winner
     assert winner is not None
-    scores = " to ".join(str(s) for s in table.game.scores)
+    scores = ", ".join(f"{side} {score}" for side, score in zip(sides, table.game.scores))
     verb = "win" if sides[winner].startswith("You") else "wins"
     why = forfeit_words(table.bot_name, str(forfeit.get("kind")))
     return (f'<div class="result forfeit" data-winner="{winner}" data-forfeit='
             f'"{escape(str(forfeit.get("kind")))}"><p><b>{escape(sides[winner])} {verb}</b>: '
-            f'{escape(why)}, so it forfeits the game (as in a tournament). The score stood '
-            f'{scores}.</p><p class="detail">{escape(str(forfeit.get("detail", "")))}</p></div>')
+            f'{escape(why)}, so it forfeits the game (as in a tournament). The score stood: '
+            f'{escape(scores)}.</p><p class="detail">{escape(str(forfeit.get("detail", "")))}'
+            '</p></div>')
 
 
 CLAIM_SECONDS = 10   # with Muggins, a laid card not claimed in this time claims nothing
