@@ -95,6 +95,7 @@ from cribenv import cards as C
 from cribenv.checks import card_id, exact_bool, exact_int, real_number
 from cribenv.game import Game, GameOver, HandEnd, Phase, Rules
 from cribenv.observation import OBS_SIZE, encode_game
+from cribenv.rules import win_reward
 from cribenv.standard_wrapper import StandardWrapper, remove_dead_agent
 
 __all__ = ["env", "raw_env", "CribbageEnv", "StandardWrapper", "ENV_ID"]
@@ -422,8 +423,7 @@ class CribbageEnv(AECEnv):
             scale = float(over.game_points) if self.skunks else 1.0
             sides = self._num_sides
             for agent, seat in self.agent_name_mapping.items():
-                won = self._side[seat] == over.winner
-                self.rewards[agent] += scale if won else -scale / (sides - 1)
+                self.rewards[agent] += win_reward(self._side[seat] == over.winner, scale, sides)
         for agent in self.agents:
             self.terminations[agent] = True
             self.infos[agent] = {

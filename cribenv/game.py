@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from cribenv import cards as C
-from cribenv.checks import exact_int
+from cribenv.checks import exact_bool, exact_int
 from cribenv.events import (
     Cut,
     Dealt,
@@ -39,7 +39,16 @@ from cribenv.events import (
     StarterTurned,
     event_to_dict,
 )
-from cribenv.rules import Deal, Phase, Rules, as_deal, legal_cards, seat_side, side_count
+from cribenv.rules import (
+    Deal,
+    Phase,
+    Rules,
+    as_deal,
+    deal_order,
+    legal_cards,
+    seat_side,
+    side_count,
+)
 from cribenv.scoring import RANK_POINTS_BYTES, peg_points_last, show_points
 from cribenv.view import PlayerView
 
@@ -90,11 +99,15 @@ class Game:
     ``first_dealer`` skips the cut. ``max_hands`` stops the game after that many complete hands
     (phase ``GAME_OVER`` with ``winner`` None unless a side reached the target): one-hand
     episodes and puzzles.
+
+    ``explicit_chance``: the game draws nothing itself; it waits (:attr:`chance_due`) for
+    each card of the cut for first deal, of every deal and every starter to be given with
+    :meth:`draw` (OpenSpiel's chance nodes, :mod:`cribenv.integrations.openspiel`).
     """
 
     def __init__(self, rules: Rules | None = None, seed: int | None = None,
                  deals: Iterable[Deal] | None = None, first_dealer: int | None = None,
-                 max_hands: int | None = None) -> None:
+                 max_hands: int | None = None, explicit_chance: bool = False) -> None:
         if rules is not None and not isinstance(rules, Rules):
             raise TypeError(f"rules must be a Rules, got {rules!r}")
         self.rules = rules if rules is not None else Rules()
@@ -130,6 +143,13 @@ class Game:
         self.hand_number = -1
         self.dealer = 0
         self._side = tuple(self.rules.side_of(s) for s in range(n))
+        self.explicit_chance = exact_bool(explicit_chance, "explicit_chance")
+        #: With ``explicit_chance``: what the game waits for, ``"cut"``, ``"deal"`` or
+        #: ``"starter"`` (a card to :meth:`draw`, ``current_player`` None), else None.
+        self.chance_due: str | None = None
+        self._cut_seats: list[int] = []     # explicit cut: the seats cutting in this round
+        self._cut_picks: list[int] = []     # and the cards they have cut so far
+        self._cut_rounds: list[tuple[int | None, ...]] = []
         self._start_game()
 
     # ---------------------------------------------------------------- public queries
@@ -143,6 +163,86 @@ class Game:
         if p is None:
             return []
         return legal_cards(self.phase, self.hands[p], self.count)
+
+    def chance_cards(self) -> list[int]:
+        """The cards :meth:`draw` may be given now, each equally likely (sorted; empty when no
+        draw is due): a cut from a full deck, a deal from the cards not yet dealt this hand, the
+        starter from the rest of the deck."""
+        due = self.chance_due
+        if due == "starter":
+            return sorted(self.deck)
+        if due == "cut":
+            taken = set(self._cut_picks)
+        elif due == "deal":
+            taken = {c for h in self.hands for c in h} | set(self.crib)
+        else:
+            return []
+        return [c for c in range(52) if c not in taken]
+
+    def draw(self, card: int | str) -> list[Event]:
+        """Explicit chance: ``card`` is the next draw :attr:`chance_due` waits for. A cut is
+        made by the seats in order (ties among the lowest cut again); a deal goes one card at a
+        time from the dealer's left (:func:`~cribenv.rules.deal_order`), then with 3 players
+        one card to the crib; the starter is turned once the discards are made. Returns the
+        events it caused; raises :class:`IllegalActionError` (the game unchanged) for a card
+        not in :meth:`chance_cards`.
+
+            >>> game = Game(Rules(num_players=2), explicit_chance=True)
+            >>> game.chance_due, len(game.chance_cards())
+            ('cut', 52)
+            >>> _ = game.draw("5H"), game.draw("KS")   # seat 0 cuts low: it deals
+            >>> game.dealer, game.chance_due
+            (0, 'deal')
+        """
+        due = self.chance_due
+        if due is None:
+            raise IllegalActionError("no chance draw is due (explicit_chance games wait for "
+                                     "one where chance_due is set)")
+        if type(card) is not int:
+            try:
+                card = C.parse(card)
+            except ValueError as exc:
+                raise IllegalActionError(str(exc)) from None
+        if card not in self.chance_cards():
+            what = C.to_str(card) if 0 <= card < 52 else repr(card)
+            raise IllegalActionError(f"{what} cannot be drawn for the {due}: it is not among "
+                                     f"the cards left ({len(self.chance_cards())})")
+        start = len(self.events)
+        self.chance_due = None
+        if due == "cut":
+            self._cut_picks.append(card)
+            if len(self._cut_picks) < len(self._cut_seats):
+                self.chance_due = "cut"
+            else:
+                picks, self._cut_picks = self._cut_picks, []
+                self._cut_seats = self._cut_round(self._cut_seats, picks, self._cut_rounds)
+                if len(self._cut_seats) > 1:
+                    self.chance_due = "cut"
+                else:
+                    self._next_dealer = self._cut_seats[0]
+                    self._new_hand()
+        elif due == "deal":
+            order = deal_order(self.dealer, self.rules.num_players, self.rules.hand_size)
+            dealt = sum(map(len, self.hands))
+            if dealt < len(order):
+                self.hands[order[dealt]].append(card)
+            else:
+                self.crib.append(card)          # 3 players: the card after the hands
+            if dealt + 1 < len(order) + (self.rules.num_players == 3):
+                self.chance_due = "deal"
+            else:
+                used = {c for h in self.hands for c in h} | set(self.crib)
+                self.deck = [c for c in range(52) if c not in used]
+                self._hand_dealt()
+        else:
+            self.deck.remove(card)
+            self._starter_turned(card)
+        return self.events[start:]
+
+    def _wait_for(self, due: str) -> None:
+        """Explicit chance: nobody acts until :meth:`draw` gives the card ``due`` needs."""
+        self.chance_due = due
+        self.current_player = None
 
     @property
     def is_over(self) -> bool:
@@ -192,6 +292,9 @@ class Game:
         """
         p = self.current_player
         if p is None:
+            if self.chance_due is not None:
+                raise IllegalActionError(f"the game waits for a chance draw (the "
+                                         f"{self.chance_due}): draw(card)")
             if self.show_due:
                 raise IllegalActionError("the play is over and the show waits for the count "
                                          "(claim(), then count_show())")
@@ -243,6 +346,14 @@ class Game:
             dealer = self._first_dealer_arg
         elif self._given_deals and self._given_deals[0].dealer is not None:
             dealer = self._given_deals[0].dealer
+        elif self.explicit_chance:
+            self.hands: list[list[int]] = [[] for _ in range(self.rules.num_players)]
+            self.crib = []
+            self.deck: list[int] = []
+            self._clear_table(None)
+            self._cut_seats = list(range(self.rules.num_players))
+            self._wait_for("cut")
+            return
         else:
             dealer = self._cut_for_deal()
         self._next_dealer = dealer
@@ -250,32 +361,41 @@ class Game:
 
     def _cut_for_deal(self) -> int:
         """Each player cuts; the lowest rank deals, ties among the lowest re-cut."""
-        n = self.rules.num_players
-        contenders = list(range(n))
-        rounds = []
-        while True:
+        contenders = list(range(self.rules.num_players))
+        rounds: list[tuple[int | None, ...]] = []
+        while len(contenders) > 1:
             deck = list(range(52))
-            picks = self._rng.sample(deck, len(contenders))
-            cut: list[int | None] = [None] * n
-            for seat, c in zip(contenders, picks):
-                cut[seat] = c
-            rounds.append(tuple(cut))
-            low = min(_RANK[c] for c in picks)
-            contenders = [s for s, c in zip(contenders, picks) if _RANK[c] == low]
-            if len(contenders) == 1:
-                self.events.append(Cut(tuple(rounds), contenders[0]))
-                return contenders[0]
+            contenders = self._cut_round(contenders, self._rng.sample(deck, len(contenders)),
+                                         rounds)
+        return contenders[0]
+
+    def _cut_round(self, contenders: list[int], picks: list[int],
+                   rounds: list[tuple[int | None, ...]]) -> list[int]:
+        """One round of the cut: ``contenders`` cut ``picks``; the round joins ``rounds``.
+        Returns the seats that cut the lowest rank (they cut again if more than one; one is
+        the first dealer, and the ``Cut`` event is logged)."""
+        cut: list[int | None] = [None] * self.rules.num_players
+        for seat, c in zip(contenders, picks):
+            cut[seat] = c
+        rounds.append(tuple(cut))
+        low = min(_RANK[c] for c in picks)
+        contenders = [s for s, c in zip(contenders, picks) if _RANK[c] == low]
+        if len(contenders) == 1:
+            self.events.append(Cut(tuple(rounds), contenders[0]))
+        return contenders
 
     def _new_hand(self) -> None:
         rules = self.rules
         n = rules.num_players
         self.hand_number += 1
+        given = self._given_deals[self.hand_number] if self.hand_number < len(
+            self._given_deals) else None
+        wait = given is None and self.explicit_chance
         # The shuffle for this hand always comes from the seeded stream, so the deal sequence
         # is fixed by the seed even when some hands use given deals.
         deck = list(range(52))
-        _shuffle(self._rng, deck)
-        given = self._given_deals[self.hand_number] if self.hand_number < len(
-            self._given_deals) else None
+        if not wait:
+            _shuffle(self._rng, deck)
         dealer = self._next_dealer
         if given is not None and given.dealer is not None:
             dealer = given.dealer
@@ -289,21 +409,32 @@ class Game:
             self.deck = [c for c in deck if c not in used]
             # the starter is cut from the rest of the deck: put it back at a seeded position
             self.deck.insert(self._rng.randrange(len(self.deck) + 1), starter)
+        elif wait:
+            self.hands = [[] for _ in range(n)]     # dealt by draw()
+            crib = []
+            self.deck = []
         else:
-            size = rules.hand_size
-            # deal one at a time from the left of the dealer
-            order = [(dealer + 1 + i) % n for i in range(n)]
+            order = deal_order(dealer, n, rules.hand_size)
             self.hands = [[] for _ in range(n)]
-            for i in range(size * n):
-                self.hands[order[i % n]].append(deck[i])
-            rest = deck[size * n:]
+            for seat, card in zip(order, deck):
+                self.hands[seat].append(card)
+            rest = deck[len(order):]
             crib = [rest.pop()] if n == 3 else []
             self.deck = rest
         self.crib: list[int] = crib
+        self._clear_table(given.starter if given is not None else None)
+        if wait:
+            self._wait_for("deal")
+            return
+        self._hand_dealt()
+
+    def _clear_table(self, given_starter: int | None) -> None:
+        """Nothing laid away, turned or played yet (a new hand, or the table at the cut)."""
+        n = self.rules.num_players
         self.kept: list[list[int]] = [[] for _ in range(n)]
         self.discards: list[list[int]] = [[] for _ in range(n)]
         self.starter: int | None = None
-        self._given_starter = given.starter if given is not None else None
+        self._given_starter = given_starter
         self.played: list[tuple[int, int]] = []
         self.series: list[int] = []
         self.series_start = 0
@@ -312,8 +443,11 @@ class Game:
         self._claimed: dict[tuple[int, bool], int] = {}
         self._last_player: int | None = None
         self.phase = Phase.DISCARD
-        self.current_player = (dealer + 1) % n
-        self.events.append(Dealt(self.hand_number, dealer))
+
+    def _hand_dealt(self) -> None:
+        """The cards are dealt: the seat on the dealer's left discards first."""
+        self.current_player = (self.dealer + 1) % self.rules.num_players
+        self.events.append(Dealt(self.hand_number, self.dealer))
 
     # ---------------------------------------------------------------- internals: discard
     def _discard(self, p: int, card: int) -> None:
@@ -338,8 +472,15 @@ class Game:
         if self._given_starter is not None:
             starter = self._given_starter
             self.deck.remove(starter)
+        elif self.explicit_chance:
+            self._wait_for("starter")
+            return
         else:
             starter = self.deck.pop(self._rng.randrange(len(self.deck)))
+        self._starter_turned(starter)
+
+    def _starter_turned(self, starter: int) -> None:
+        """The starter is cut (2 for his heels to the dealer); the play begins."""
         self.starter = starter
         heels = 2 if _RANK[starter] == _JACK_RANK else 0
         self.events.append(StarterTurned(starter, self.dealer, heels))
@@ -545,7 +686,7 @@ class Game:
         rng.setstate(self._rng.getstate())
         d["_rng"] = rng
         for key in ("actions", "events", "scores", "deck", "crib", "played", "series",
-                    "said_go", "_given_deals"):
+                    "said_go", "_given_deals", "_cut_seats", "_cut_picks", "_cut_rounds"):
             d[key] = list(d[key])
         for key in ("hands", "kept", "discards"):
             d[key] = [list(x) for x in d[key]]
@@ -557,6 +698,9 @@ class Game:
 
     def to_record(self) -> dict[str, Any]:
         """A JSON-ready record from which :meth:`from_record` replays the identical game."""
+        if self.explicit_chance:
+            raise TypeError("a game with explicit chance is recorded by its draws and actions "
+                            "together (its owner's history), not by a seed")
         if self.seed is not None and not isinstance(self.seed, int):
             raise TypeError("only games with an int (or None) seed can be recorded")
         return {

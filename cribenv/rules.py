@@ -18,7 +18,8 @@ from typing import Any
 from cribenv import cards as C
 from cribenv.checks import exact_bool, exact_int
 
-__all__ = ["Deal", "Phase", "Rules", "legal_cards", "seat_side", "side_count"]
+__all__ = ["Deal", "Phase", "Rules", "deal_order", "legal_cards", "seat_side", "side_count",
+           "win_reward"]
 
 _VALUE = C.CARD_VALUES
 
@@ -36,6 +37,35 @@ def seat_side(seat: int, num_players: int) -> int:
 def side_count(num_players: int) -> int:
     """Scoring sides: 2 for 2 players and for 4 in partnerships, 3 for 3 players (a kernel)."""
     return 2 if num_players == 2 or num_players == 4 else 3
+
+
+def deal_order(dealer: int, num_players: int, hand_size: int) -> tuple[int, ...]:
+    """The seat each card of a deal goes to, in the order dealt: one card at a time, from the
+    dealer's left (with 3 players one more card then goes to the crib).
+
+    >>> deal_order(1, 2, 6)
+    (0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1)
+    """
+    key = (dealer, num_players, hand_size)
+    order = _DEAL_ORDERS.get(key)
+    if order is None:
+        order = _DEAL_ORDERS[key] = tuple((dealer + 1 + i) % num_players
+                                          for i in range(hand_size * num_players))
+    return order
+
+
+_DEAL_ORDERS: dict[tuple[int, int, int], tuple[int, ...]] = {}
+
+
+def win_reward(won: bool, game_points: float, num_sides: int) -> float:
+    """A seat's result at the end of a game (the env's ``reward="win"``, OpenSpiel's returns):
+    ``game_points`` to each seat of the winning side, the losing sides sharing minus that
+    (zero-sum over the sides).
+
+    >>> win_reward(True, 2, 2), win_reward(False, 2, 3)
+    (2, -1.0)
+    """
+    return game_points if won else -game_points / (num_sides - 1)
 
 
 class Phase(enum.IntEnum):
