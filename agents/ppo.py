@@ -45,6 +45,11 @@ from cribenv.observation import OBS_SIZE, OFFSETS, decode, encode
 POLICY_FORMAT = "cribenv-policy/1"
 #: The agent trained by the project (``make_agent("ppo:shipped")``); see docs/training.md.
 SHIPPED_POLICY = Path(__file__).resolve().parent / "trained" / "cribbage_ppo.safetensors"
+#: The agent self-play trained from the rules alone (``make_agent("ppo:scratch")``); see
+#: docs/from-scratch.md.
+SCRATCH_POLICY = Path(__file__).resolve().parent / "trained" / "scratch_ppo.safetensors"
+#: The policy files that ship with the project, by the name ``ppo:NAME`` plays them.
+TRAINED_POLICIES = {"shipped": SHIPPED_POLICY, "scratch": SCRATCH_POLICY}
 _ACTIVATIONS = {
     "tanh": np.tanh,
     "relu": lambda x: np.maximum(x, 0.0),
@@ -510,29 +515,30 @@ def best_card(legal: np.ndarray | list[int], logits: np.ndarray) -> int:
 
 
 def policy_path(name: str | Path) -> Path:
-    """The policy file ``name`` names: ``"shipped"`` is :data:`SHIPPED_POLICY`, anything else a
-    path.
+    """The policy file ``name`` names: a name of :data:`TRAINED_POLICIES` (``"shipped"``,
+    ``"scratch"``) is the file that ships, anything else a path.
 
     >>> policy_path("shipped") == SHIPPED_POLICY, policy_path("runs/a/policy.safetensors").name
     (True, 'policy.safetensors')
     """
-    return SHIPPED_POLICY if str(name) == "shipped" else Path(name)
+    return TRAINED_POLICIES.get(str(name), Path(name))
 
 
 def _make_ppo(path: str, seed: int | None = None, **kwargs: Any) -> PPOAgent:
-    if path.lower() == "shipped":
-        path = "shipped"
+    if path.lower() in TRAINED_POLICIES:
+        path = path.lower()
     resolved = policy_path(path)
     if not resolved.is_file():
         import difflib
 
-        hint = " (did you mean 'ppo:shipped'?)" if difflib.get_close_matches(
-            path.lower(), ["shipped"], n=1) else ""
+        close = difflib.get_close_matches(path.lower(), list(TRAINED_POLICIES), n=1)
+        hint = f" (did you mean 'ppo:{close[0]}'?)" if close else ""
         raise PolicyFileError(f"agent 'ppo:{path}': no policy file at {resolved}{hint}; "
-                              f"ppo:shipped is the shipped agent, ppo:PATH a policy file")
+                              f"ppo:shipped is the shipped agent, ppo:scratch the one trained "
+                              f"from the rules alone, ppo:PATH a policy file")
     agent = PPOAgent(resolved, seed=seed, **kwargs)
-    if path == "shipped":
-        agent.name = "ppo:shipped"
+    if path in TRAINED_POLICIES:
+        agent.name = f"ppo:{path}"
     return agent
 
 
