@@ -26,6 +26,8 @@ NEEDS = {
     "cribenv/integrations/torchrl_batched.py": ("torchrl", "tensordict", "torch", "numba"),
     "cribenv/integrations/rllib.py": ("ray", "torch"),                # the 'rllib' extra
     "cribenv/integrations/sb3.py": ("stable_baselines3", "sb3_contrib", "torch"),
+    "cribenv/integrations/openspiel.py": ("pyspiel",),                # the 'openspiel' extra
+    "agents/openspiel.py": ("pyspiel",),
     "train/rllib_trainer.py": ("ray", "torch"),
 }
 
@@ -41,7 +43,7 @@ CI_NEEDS = {
     "choix": "tournament", "matplotlib": "tournament", "tqdm": "tournament", "fastapi": "web",
     "uvicorn": "web", "httpx": "web", "PIL": "render", "supersuit": "integrations",
     "tianshou": "integrations", "torchrl": "integrations", "tensordict": "integrations",
-    "ray": "rllib", "shimmy": "bench", "pyspiel": "bench", "rlcard": "bench",
+    "ray": "rllib", "shimmy": "bench", "pyspiel": "openspiel", "rlcard": "bench",
     "pyinstrument": "bench", "playwright": "dev", "hypothesis": "dev", "xdist": "dev",
     "mkdocs": "docs", "material": "docs", "mkdocstrings_handlers": "docs", "nbclient": "docs",
     "nbformat": "docs", "ipykernel": "docs",

@@ -116,7 +116,8 @@ _REGISTRY: dict[str, Callable[..., Any]] = {}
 # The module that registers each built-in agent, imported by its first look-up (so that
 # ``import agents`` and a command's ``--help`` stay quick, and "random" never loads numba).
 BUILT_IN_MODULES = {"cmd": "agents.external", "expert": "agents.expert",
-                    "greedy": "agents.greedy", "ppo": "agents.ppo", "search": "agents.search"}
+                    "greedy": "agents.greedy", "openspiel": "agents.openspiel",
+                    "ppo": "agents.ppo", "search": "agents.search"}
 
 
 def register_agent(name: str, factory: Callable[..., Any]) -> None:
@@ -145,8 +146,8 @@ def agent_spellings() -> list[str]:
     >>> agent_spellings()[:3]
     ['expert', 'greedy', 'random']
     """
-    simple = [n for n in available_agents() if n not in ("cmd", "ppo", "search")]
-    return simple + ["ppo:shipped", "ppo:PATH", "search:BASE", "cmd:COMMAND"]
+    simple = [n for n in available_agents() if n not in ("cmd", "openspiel", "ppo", "search")]
+    return simple + ["ppo:shipped", "ppo:PATH", "search:BASE", "cmd:COMMAND", "openspiel:ALGO"]
 
 
 def unknown_agent_message(spec: str) -> str:
@@ -159,18 +160,21 @@ def unknown_agent_message(spec: str) -> str:
 
     names = agent_spellings()
     near = difflib.get_close_matches(spec.lower(), [n for n in names if n not in (
-        "ppo:PATH", "search:BASE", "cmd:COMMAND")], n=1)
+        "ppo:PATH", "search:BASE", "cmd:COMMAND", "openspiel:ALGO")], n=1)
     hint = f" (did you mean {near[0]!r}?)" if near else ""
     listed = ", ".join(names).replace("ppo:PATH", "ppo:PATH (a policy file)").replace(
         "search:BASE", "search:BASE (e.g. search:ppo:shipped)").replace(
-        "cmd:COMMAND", "cmd:COMMAND (a program speaking the Cribbage Bot Protocol)")
+        "cmd:COMMAND", "cmd:COMMAND (a program speaking the Cribbage Bot Protocol)").replace(
+        "openspiel:ALGO", "openspiel:ALGO (OpenSpiel's search: openspiel:ismcts or "
+        "openspiel:mcts)")
     return f"unknown agent {spec!r}{hint}: expected one of {listed}"
 
 
 def make_agent(spec: str, seed: int | None = None, **kwargs: Any) -> Agent:
     """Build an agent from a spec: ``"random"``, ``"greedy"``, ``"expert"``, ``"ppo:PATH"``,
     ``"search:BASE"`` (:mod:`agents.search`, e.g. ``"search:ppo:shipped?playouts=600"``),
-    ``"cmd:COMMAND"`` (a program speaking the Cribbage Bot Protocol, :mod:`agents.external`).
+    ``"cmd:COMMAND"`` (a program speaking the Cribbage Bot Protocol, :mod:`agents.external`),
+    ``"openspiel:ALGO"`` (OpenSpiel's ISMCTS or MCTS, :mod:`agents.openspiel`).
 
     ``seed`` makes every random choice of the agent reproducible.
     """
@@ -181,7 +185,7 @@ def make_agent(spec: str, seed: int | None = None, **kwargs: Any) -> Agent:
     if name.startswith("cmd[") and name.endswith("]"):   # cmd[move=2,game=60]:COMMAND
         arg, name = f"[{name[4:-1]}]{arg}", "cmd"
     registry = _registry(name)
-    if name in ("search", "cmd"):
+    if name in ("search", "cmd", "openspiel"):
         return registry[name](arg, seed=seed, **kwargs)
     if name == "ppo":
         if not arg:

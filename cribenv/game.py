@@ -203,7 +203,7 @@ class Game:
                 card = C.parse(card)
             except ValueError as exc:
                 raise IllegalActionError(str(exc)) from None
-        if card not in self.chance_cards():
+        if not self._drawable(due, card):
             what = C.to_str(card) if 0 <= card < 52 else repr(card)
             raise IllegalActionError(f"{what} cannot be drawn for the {due}: it is not among "
                                      f"the cards left ({len(self.chance_cards())})")
@@ -238,6 +238,16 @@ class Game:
             self.deck.remove(card)
             self._starter_turned(card)
         return self.events[start:]
+
+    def _drawable(self, due: str, card: int) -> bool:
+        """Whether ``card`` is among :meth:`chance_cards` (without listing them)."""
+        if due == "starter":
+            return card in self.deck
+        if not 0 <= card < 52:
+            return False
+        if due == "cut":
+            return card not in self._cut_picks
+        return card not in self.crib and not any(card in h for h in self.hands)
 
     def _wait_for(self, due: str) -> None:
         """Explicit chance: nobody acts until :meth:`draw` gives the card ``due`` needs."""

@@ -84,8 +84,8 @@ def test_sections_have_the_documented_shape():
     import benchmarks
 
     names = benchmarks.section_names()
-    assert names == ["scoring", "engine", "vector_engine", "env", "search", "protocol",
-                     "sb3", "training", "libraries"]   # by ORDER, then name
+    assert names == ["scoring", "engine", "vector_engine", "env", "openspiel", "search",
+                     "protocol", "sb3", "training", "libraries"]   # by ORDER, then name
     for name in names:
         section = benchmarks.load_section(name)
         assert callable(section.run) and callable(section.report), name

@@ -25,7 +25,7 @@ INTEGRATIONS = CORE / "integrations"
 # what `import cribenv; cribenv.env()` must not load (extras and the layers above)
 NOT_IN_CORE = ("agents", "train", "benchmarks", "torch", "matplotlib", "scipy", "choix", "tqdm",
                "safetensors", "stable_baselines3", "sb3_contrib", "PIL", "supersuit",
-               "tianshou", "torchrl", "tensordict", "ray")
+               "tianshou", "torchrl", "tensordict", "ray", "pyspiel", "open_spiel")
 
 
 def imported_modules(source: str) -> list[tuple[int, str]]:

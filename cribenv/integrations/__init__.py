@@ -14,6 +14,9 @@ one), and each is an optional extra (``pip install "cribenv[integrations]"``):
   ``PPO`` and ``MaskablePPO``; the ``train`` extra).
 * :mod:`cribenv.integrations.rllib`: RLlib's new API stack (a ``MultiAgentEnv`` with the keys
   RLlib reads, a masking ``RLModule``, self-play against frozen copies); the ``rllib`` extra.
+* :mod:`cribenv.integrations.openspiel`: an OpenSpiel game, ``python_cribenv``, on the engine
+  with explicit chance nodes (OpenSpiel's ISMCTS, MCTS and learners play it); the
+  ``openspiel`` extra.
 
 The "RL libraries" table (docs/libraries.md) lists, for each, the version tested, the entry
 point, what its example under ``examples/`` trains and the test that proves it.

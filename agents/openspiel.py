@@ -1,0 +1,209 @@
+"""``openspiel:ALGO`` agents: OpenSpiel's own search, playing from a seat's view on the
+``python_cribenv`` game (:mod:`cribenv.integrations.openspiel`).
+
+* ``openspiel:ismcts``: information-set MCTS (``open_spiel.python.algorithms.ismcts``,
+  Cowling, Powley and Whitehouse 2011): every simulation deals the unseen cards anew
+  (``resample_from_infostate``) and one tree is grown over the seat's information sets.
+* ``openspiel:mcts``: OpenSpiel's MCTS (``open_spiel.python.algorithms.mcts``), a
+  perfect-information search, run on ``worlds`` deals of the unseen cards (the simulations
+  shared among them) with the visits of each card added up: determinized MCTS.
+
+Both evaluate a leaf by random rollouts to the end of the game (OpenSpiel's
+``RandomRolloutEvaluator``). A bot sees only its :class:`~cribenv.game.PlayerView`, so each
+decision starts from :func:`cribenv.integrations.openspiel.position_state`: the hand replayed
+from its deal with the cards the seat has not seen dealt at random, from the scores the hand
+began with; the search never sees the real hidden cards.
+
+Spelling: ``openspiel:ALGO`` with an optional ``?`` query of the settings below, e.g.
+``openspiel:ismcts?simulations=1000&uct_c=2&seed=7``. Settings (their bounds are checked when
+the spec is read, a ValueError naming the value):
+
+``simulations`` (1..100,000, default 100) the search's iterations a decision; ``uct_c``
+(above 0, at most 100, default 2) the exploration constant; ``rollouts`` (1..100, default 1)
+random rollouts a leaf; ``seed`` (overrides ``make_agent``'s seed). ISMCTS: ``world_samples``
+(-1 for a new deal every simulation, the default, or 1..100,000 deals reused) and
+``final_policy`` (``max_visit_count``, the default, ``normalized_visit_count`` or
+``max_value``). MCTS: ``worlds`` (1..1,000 and at most ``simulations``, default 1) and
+``solve`` (true, the default, or false: MCTS-Solver's proven values).
+
+    >>> from cribenv.game import Game
+    >>> game = Game(seed=3)
+    >>> bot = make_agent("openspiel:ismcts?simulations=8", seed=0)
+    >>> bot.choose(game.view(game.current_player), game.legal_actions()) in game.legal_actions()
+    True
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from agents.base import ViewAgent, make_agent, register_agent  # noqa: F401 (the doctest)
+from cribenv.game import PlayerView
+
+__all__ = ["ALGORITHMS", "MAX_SIMULATIONS", "OpenSpielAgent", "parse_spec"]
+
+ALGORITHMS = ("ismcts", "mcts")
+MAX_SIMULATIONS = 100_000
+FINAL_POLICIES = ("max_visit_count", "normalized_visit_count", "max_value")
+_COMMON = {"simulations": 100, "uct_c": 2.0, "rollouts": 1, "seed": None}
+DEFAULTS = {"ismcts": {**_COMMON, "world_samples": -1, "final_policy": "max_visit_count"},
+            "mcts": {**_COMMON, "worlds": 1, "solve": True}}
+_SEED_MAX = 2**63 - 1
+
+
+def _whole(key: str, value: Any, low: int, high: int, also: tuple[int, ...] = ()) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) \
+            or not (low <= value <= high or value in also):
+        extra = "".join(f" or {a}" for a in also)
+        raise ValueError(f"openspiel {key} must be a whole number from {low:,} to {high:,}"
+                         f"{extra}, got {value!r}")
+    return int(value)
+
+
+def check_options(algorithm: str, **options: Any) -> dict[str, Any]:
+    """The settings of ``algorithm`` with their defaults, each checked against its bounds (a
+    ValueError naming the setting and the value).
+
+    >>> check_options("ismcts", simulations=10**6)
+    Traceback (most recent call last):
+    ...
+    ValueError: openspiel simulations must be a whole number from 1 to 100,000, got 1000000
+    """
+    if algorithm not in ALGORITHMS:
+        raise ValueError(f"openspiel algorithm must be one of {', '.join(ALGORITHMS)}, got "
+                         f"{algorithm!r} (e.g. openspiel:ismcts?simulations=100)")
+    unknown = sorted(set(options) - set(DEFAULTS[algorithm]))
+    if unknown:
+        raise ValueError(f"openspiel:{algorithm} has no setting {unknown[0]!r}; its settings "
+                         f"are {', '.join(DEFAULTS[algorithm])}")
+    out = {**DEFAULTS[algorithm], **options}
+    out["simulations"] = _whole("simulations", out["simulations"], 1, MAX_SIMULATIONS)
+    uct_c = out["uct_c"]
+    if isinstance(uct_c, bool) or not isinstance(uct_c, (int, float, np.number)) \
+            or not math.isfinite(uct_c) or not 0 < uct_c <= 100:
+        raise ValueError(f"openspiel uct_c must be a number above 0 and at most 100, got "
+                         f"{uct_c!r}")
+    out["uct_c"] = float(uct_c)
+    out["rollouts"] = _whole("rollouts", out["rollouts"], 1, 100)
+    if out["seed"] is not None:
+        out["seed"] = _whole("seed", out["seed"], 0, _SEED_MAX)
+    if algorithm == "ismcts":
+        out["world_samples"] = _whole("world_samples", out["world_samples"], 1,
+                                      MAX_SIMULATIONS, also=(-1,))
+        if out["final_policy"] not in FINAL_POLICIES:
+            raise ValueError(f"openspiel final_policy must be one of "
+                             f"{', '.join(FINAL_POLICIES)}, got {out['final_policy']!r}")
+    else:
+        out["worlds"] = _whole("worlds", out["worlds"], 1, min(1000, out["simulations"]))
+        if not isinstance(out["solve"], bool):
+            raise ValueError(f"openspiel solve must be true or false, got {out['solve']!r}")
+    return out
+
+
+def parse_spec(arg: str) -> tuple[str, dict[str, Any]]:
+    """``"ALGO?k=v&..."`` -> ``(ALGO, settings)``, checked (:func:`check_options`).
+
+    >>> parse_spec("ismcts?simulations=1000&uct_c=1.5")[1]["simulations"]
+    1000
+    >>> parse_spec("mcts?worlds=0")
+    Traceback (most recent call last):
+    ...
+    ValueError: openspiel worlds must be a whole number from 1 to 100, got 0
+    """
+    algorithm, _, query = arg.partition("?")
+    algorithm = algorithm.lower()
+    options: dict[str, Any] = {}
+    for part in filter(None, query.split("&")):
+        key, eq, value = part.partition("=")
+        if not eq:
+            raise ValueError(f"openspiel setting {part!r}: expected key=value (as in "
+                             f"openspiel:ismcts?simulations=100&uct_c=2)")
+        if key in ("final_policy",):
+            options[key] = value
+        elif key == "solve":
+            if value.lower() not in ("true", "false", "1", "0"):
+                raise ValueError(f"openspiel solve must be true or false, got {value!r}")
+            options[key] = value.lower() in ("true", "1")
+        else:
+            try:
+                options[key] = float(value) if key == "uct_c" else int(value)
+            except ValueError:
+                raise ValueError(f"openspiel setting {key}={value!r} is not a number") from None
+    return algorithm, check_options(algorithm, **options)
+
+
+class OpenSpielAgent(ViewAgent):
+    """An OpenSpiel search playing from a seat's view (see the module docstring)."""
+
+    asks_forced = False
+
+    def __init__(self, algorithm: str, seed: int | None = None, name: str | None = None,
+                 **options: Any) -> None:
+        settings = check_options(algorithm, **options)
+        super().__init__(seed)
+        try:
+            import pyspiel  # noqa: F401
+            from open_spiel.python.algorithms import ismcts, mcts
+
+            from cribenv.integrations import openspiel as integration
+        except ImportError as exc:
+            raise ImportError(f"openspiel:{algorithm} needs OpenSpiel: pip install "
+                              f"'cribenv[openspiel]' ({exc})") from exc
+        self._ismcts, self._mcts, self._integration = ismcts, mcts, integration
+        self.algorithm = algorithm
+        self.settings = settings
+        self.name = name or f"openspiel:{algorithm}"
+        self._random_state = np.random.RandomState(int(self.rng.integers(2**31)))
+
+    def choose(self, view: PlayerView, legal: list[int]) -> int:
+        if len(legal) == 1:
+            return legal[0]
+        state = self._integration.position_state(view, self.rng)
+        evaluator = self._mcts.RandomRolloutEvaluator(self.settings["rollouts"],
+                                                      self._random_state)
+        card = self._ismcts_card(state, evaluator) if self.algorithm == "ismcts" \
+            else self._mcts_card(state, evaluator, view.seat)
+        if card not in legal:      # pragma: no cover - the search plays the state's own actions
+            raise RuntimeError(f"{self.name} chose {card}, not among the legal cards {legal}")
+        return card
+
+    def _ismcts_card(self, state: Any, evaluator: Any) -> int:
+        s = self.settings
+        policy = getattr(self._ismcts.ISMCTSFinalPolicyType, s["final_policy"].upper())
+        bot = self._ismcts.ISMCTSBot(
+            state.get_game(), evaluator, s["uct_c"], s["simulations"],
+            max_world_samples=s["world_samples"], random_state=self._random_state,
+            final_policy_type=policy)
+        bot.set_resampler(lambda st, player: st.resample_from_infostate(player, self.rng))
+        return int(bot.step(state))
+
+    def _mcts_card(self, state: Any, evaluator: Any, seat: int) -> int:
+        s = self.settings
+        worlds = s["worlds"]
+        visits: dict[int, int] = {}
+        for w in range(worlds):
+            world = state if w == 0 else state.resample_from_infostate(seat, self.rng)
+            bot = self._mcts.MCTSBot(
+                state.get_game(), s["uct_c"], s["simulations"] // worlds
+                + (w < s["simulations"] % worlds), evaluator, solve=s["solve"],
+                random_state=self._random_state)
+            for child in bot.mcts_search(world).children:
+                visits[child.action] = visits.get(child.action, 0) + child.explore_count
+        best = max(visits.values())
+        return int(min(a for a, v in visits.items() if v == best))
+
+
+def _make_openspiel(arg: str, seed: int | None = None, **kwargs: Any) -> OpenSpielAgent:
+    if not arg:
+        raise ValueError("'openspiel:ALGO' needs an algorithm: openspiel:ismcts or "
+                         "openspiel:mcts (e.g. openspiel:ismcts?simulations=100)")
+    algorithm, options = parse_spec(arg)
+    spec_seed = options.pop("seed")
+    return OpenSpielAgent(algorithm, seed=seed if spec_seed is None else spec_seed,
+                          name=f"openspiel:{arg}", **{**options, **kwargs})
+
+
+register_agent("openspiel", _make_openspiel)
