@@ -1,23 +1,20 @@
 """``ppo:PATH`` agents: a trained policy played from observations, with numpy only.
 
-A policy file is weights only: a ``.safetensors`` file (which cannot run code when loaded) whose
-metadata holds a JSON config. Three networks (``arch`` in the config):
+The policy file's format (weights only, three networks: ``mlp``, ``keeps``, ``expert-prior``)
+has its home in :mod:`agents.policy_file`; this module reads each network into a numpy *actor*
+(:class:`MlpActor`, :class:`KeepsActor`, :class:`ExpertPriorActor`; their torch counterparts
+used in training live in :mod:`train`) and plays it (:class:`PPOAgent`). Illegal cards are
+masked out.
 
-* ``mlp`` (the default): the actor of an SB3 ``MlpPolicy`` on the observation vector: hidden
-  layers ``pi.{i}.weight`` / ``pi.{i}.bias`` with an activation, then ``action.weight`` /
-  ``action.bias`` giving 52 logits;
+* ``mlp``: the actor of an SB3 ``MlpPolicy`` on the observation vector (hidden layers with an
+  activation, then 52 logits);
 * ``keeps``: the ``mlp`` network for the play, and for the discard a *throw head*
   (:class:`KeepsActor`): every way to lay away the cards is scored from the rank and suit
-  counts of the cards kept and thrown plus a projection of the last hidden layer
-  (``keep.ctx.*``, then layers ``keep.{i}.*`` ending in one number), and a card's logit is the
-  log-sum-exp of the scores of the throws that hold it (with the cards already laid away);
+  counts of the cards kept and thrown plus a projection of the last hidden layer, and a card's
+  logit is the log-sum-exp of the scores of the throws that hold it (with the cards already
+  laid away);
 * ``expert-prior``: one logit per legal card, ``beta * prior + mlp(features)`` on the per-card
-  features of :mod:`agents.features` (layers ``card.{i}.weight`` / ``card.{i}.bias``, the last
-  giving one number; ``beta``); see :mod:`train.prior_policy`.
-
-Each network is read into a numpy *actor* (:class:`MlpActor`, :class:`KeepsActor`,
-:class:`ExpertPriorActor`; their torch counterparts used in training live in :mod:`train`).
-Illegal cards are masked out.
+  features of :mod:`agents.features`; see :mod:`train.prior_policy`.
 
 **The same choice on every machine.** The actors compute in float64 (a float32 product is
 exact in float64, so BLAS kernels, thread counts and a row's place in a batch change a logit
@@ -31,18 +28,23 @@ here.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from agents.base import Observation, register_agent
-from cribenv.files import atomic_path
+from agents.policy_file import (  # noqa: F401  (the format's names, importable from here too)
+    POLICY_FORMAT,
+    PolicyFileError,
+    numbered_layers,
+    read_policy_file,
+    save_policy,
+    save_tensors,
+)
 from cribenv.game import PlayerView
 from cribenv.observation import OBS_SIZE, OFFSETS, decode, encode
 
-POLICY_FORMAT = "cribenv-policy/1"
 #: The agent trained by the project (``make_agent("ppo:shipped")``); see docs/training.md.
 SHIPPED_POLICY = Path(__file__).resolve().parent / "trained" / "cribbage_ppo.safetensors"
 #: The agent self-play trained from the rules alone (``make_agent("ppo:scratch")``); see
@@ -54,57 +56,6 @@ _ACTIVATIONS = {
     "tanh": np.tanh,
     "relu": lambda x: np.maximum(x, 0.0),
 }
-
-
-class PolicyFileError(ValueError):
-    """A policy file that is missing, corrupt or does not match this version of cribenv."""
-
-
-def save_policy(path: str | Path, layers: list[tuple[np.ndarray, np.ndarray]],
-                action: tuple[np.ndarray, np.ndarray], config: dict[str, Any]) -> Path:
-    """Write an ``mlp`` policy file atomically. ``layers`` are (weight [out, in], bias [out])
-    pairs."""
-    tensors: dict[str, np.ndarray] = {}
-    for i, (w, b) in enumerate(layers):
-        tensors[f"pi.{i}.weight"] = w
-        tensors[f"pi.{i}.bias"] = b
-    tensors["action.weight"] = action[0]
-    tensors["action.bias"] = action[1]
-    return save_tensors(path, tensors, config)
-
-
-def save_tensors(path: str | Path, tensors: dict[str, np.ndarray],
-                 config: dict[str, Any]) -> Path:
-    """Write named float32 arrays and a JSON config as a policy file, atomically. The same
-    arrays and config make the same bytes (the header's keys in sorted order: safetensors
-    itself writes its metadata in no fixed order)."""
-    from safetensors.numpy import save
-
-    path = Path(path)
-    tensors = {k: np.ascontiguousarray(v, np.float32) for k, v in tensors.items()}
-    meta = {"format": POLICY_FORMAT, "config": json.dumps(config, sort_keys=True)}
-    blob = save(tensors, metadata=meta)
-    size = int.from_bytes(blob[:8], "little")
-    header = json.dumps(json.loads(blob[8:8 + size]), sort_keys=True,
-                        separators=(",", ":")).encode()
-    header += b" " * (-len(header) % 8)      # the data stays 8-byte aligned
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_path(path) as tmp:
-        with open(tmp, "wb") as fh:
-            fh.write(len(header).to_bytes(8, "little") + header + blob[8 + size:])
-    return path
-
-
-def _numbered_layers(tensors: dict[str, np.ndarray], prefix: str
-                     ) -> list[tuple[np.ndarray, np.ndarray]]:
-    """``(weight, bias)`` of ``{prefix}.0``, ``{prefix}.1``, ... until one is missing."""
-    layers = []
-    while f"{prefix}.{len(layers)}.weight" in tensors:
-        i = len(layers)
-        if f"{prefix}.{i}.bias" not in tensors:
-            raise PolicyFileError(f"layer {prefix}.{i} has a weight but no bias")
-        layers.append((tensors[f"{prefix}.{i}.weight"], tensors[f"{prefix}.{i}.bias"]))
-    return layers
 
 
 def _activation(name: str) -> Any:
@@ -129,6 +80,13 @@ def _check_chain(layers: list[tuple[np.ndarray, np.ndarray]], size: int, name: s
 def _transposed(w: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """A layer's ``(in, out)`` weight and bias as contiguous float64 (from float32 values)."""
     return (np.ascontiguousarray(w.T, np.float64), b.astype(np.float64))
+
+
+def _read_only(w: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A layer's weight and bias as float32 copies that cannot be written to."""
+    w, b = w.astype(np.float32), b.astype(np.float32)
+    w.flags.writeable = b.flags.writeable = False
+    return w, b
 
 
 def _check_finite(layers: list[tuple[np.ndarray, np.ndarray]]) -> None:
@@ -183,7 +141,7 @@ class MlpActor:
     @classmethod
     def from_tensors(cls, path: Path, tensors: dict[str, np.ndarray],
                      config: dict[str, Any]) -> MlpActor:
-        layers = _numbered_layers(tensors, "pi")
+        layers = numbered_layers(tensors, "pi")
         if "action.weight" not in tensors or "action.bias" not in tensors:
             raise PolicyFileError(f"{path} has no action layer")
         return cls(layers, (tensors["action.weight"], tensors["action.bias"]),
@@ -229,7 +187,7 @@ class ExpertPriorActor:
     @classmethod
     def from_tensors(cls, path: Path, tensors: dict[str, np.ndarray],
                      config: dict[str, Any]) -> ExpertPriorActor:
-        layers = _numbered_layers(tensors, "card")
+        layers = numbered_layers(tensors, "card")
         if "beta" not in tensors or tensors["beta"].size != 1:
             raise PolicyFileError(f"{path} has no beta (one number), got "
                                   f"{tensors['beta'].shape if 'beta' in tensors else 'none'}")
@@ -322,9 +280,10 @@ class KeepsActor(MlpActor):
         size = THROW_FEATURES + _check_chain([ctx], width, "keep.ctx layer")
         if not keep_layers or _check_chain(keep_layers, size, "keep layer") != 1:
             raise PolicyFileError("the throw head must end in one output per throw")
-        keep_layers = [(w.astype(np.float32), b.astype(np.float32)) for w, b in keep_layers]
-        ctx = (ctx[0].astype(np.float32), ctx[1].astype(np.float32))
+        keep_layers = [_read_only(w, b) for w, b in keep_layers]
+        ctx = _read_only(*ctx)
         _check_finite(keep_layers + [ctx])
+        self._keep_ctx, self._keep_layers = ctx, tuple(keep_layers)
         self._ctx = _transposed(*ctx)
         self._keep = [_transposed(w, b) for w, b in keep_layers]
         self._tables = {n: throw_tables(n) for n in (5, 6)}
@@ -342,17 +301,29 @@ class KeepsActor(MlpActor):
             _check_finite(value_layers)
             self.value_layers = [_transposed(w, b) for w, b in value_layers]
 
+    @property
+    def keep_ctx(self) -> tuple[np.ndarray, np.ndarray]:
+        """The throw head's projection of the last hidden layer, as the file holds it (``keep.ctx``:
+        weight ``(out, in)``, bias; float32, read-only)."""
+        return self._keep_ctx
+
+    @property
+    def keep_layers(self) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
+        """The throw head's layers, as the file holds them (``keep.{i}``: weight ``(out, in)``,
+        bias; float32, read-only), the last giving one score per way to throw."""
+        return self._keep_layers
+
     @classmethod
     def from_tensors(cls, path: Path, tensors: dict[str, np.ndarray],
                      config: dict[str, Any]) -> KeepsActor:
         base = MlpActor.from_tensors(path, tensors, config)
         if "keep.ctx.weight" not in tensors or "keep.ctx.bias" not in tensors:
             raise PolicyFileError(f"{path} has no throw head (keep.ctx)")
-        values = _numbered_layers(tensors, "value")
+        values = numbered_layers(tensors, "value")
         if values and tensors.get("value.beta", np.zeros(0)).shape != (1,):
             raise PolicyFileError(f"{path} has throw values but no value.beta of shape (1,)")
         return cls(base.layers, base.action, (tensors["keep.ctx.weight"],
-                   tensors["keep.ctx.bias"]), _numbered_layers(tensors, "keep"),
+                   tensors["keep.ctx.bias"]), numbered_layers(tensors, "keep"),
                    config.get("activation", "relu"), config, values,
                    float(tensors["value.beta"][0]) if values else 0.0)
 
@@ -392,40 +363,10 @@ class KeepsActor(MlpActor):
 
 
 def load_policy(path: str | Path) -> MlpActor | ExpertPriorActor:
-    """Read a policy file of either network; raises :class:`PolicyFileError` with the reason."""
+    """Read a policy file of any network (:func:`agents.policy_file.read_policy_file`) into
+    its numpy actor; raises :class:`PolicyFileError` with the reason."""
     path = Path(path)
-    if not path.is_file():
-        raise PolicyFileError(f"no policy file at {path}")
-    try:
-        from safetensors import safe_open
-    except ImportError as exc:  # pragma: no cover
-        raise PolicyFileError("reading policies needs safetensors: pip install "
-                              "safetensors") from exc
-    try:
-        with safe_open(str(path), framework="numpy") as f:
-            meta = f.metadata() or {}
-            tensors = {k: f.get_tensor(k) for k in f.keys()}
-    except Exception as exc:  # safetensors raises several types for corrupt files
-        raise PolicyFileError(f"{path} is not a readable safetensors policy file "
-                              f"({type(exc).__name__}: {exc})") from None
-    if meta.get("format") != POLICY_FORMAT:
-        raise PolicyFileError(f"{path} is not a cribenv policy (format "
-                              f"{meta.get('format')!r}, expected {POLICY_FORMAT!r})")
-    try:
-        config = json.loads(meta.get("config", "{}"))
-    except json.JSONDecodeError as exc:
-        raise PolicyFileError(f"{path}: the config in the metadata is not JSON: {exc}") \
-            from None
-    if not isinstance(config, dict):
-        raise PolicyFileError(f"{path}: the config in the metadata must be a JSON object, got "
-                              f"{type(config).__name__} {str(config)[:60]}")
-    for name, array in tensors.items():   # argmax over NaN would play a meaningless card
-        if np.issubdtype(array.dtype, np.floating):   # checked as the actors will hold it
-            with np.errstate(over="ignore"):
-                tensors[name] = array = array.astype(np.float32)
-        if not np.issubdtype(array.dtype, np.number) or not np.isfinite(array).all():
-            raise PolicyFileError(f"{path}: tensor {name!r} holds non-finite or non-numeric "
-                                  f"values (NaN, inf or {array.dtype}); the file is damaged")
+    tensors, config = read_policy_file(path)
     arch = config.get("arch", "mlp")
     try:
         if arch == "mlp":

@@ -180,6 +180,11 @@ def test_export_round_trip_torch_equals_numpy(tmp_path, head, players):
     assert policy.config["head"] == cfg.policy and policy.config["steps"] == 7
     assert policy.arch == ("keeps" if head.startswith("keeps") else "mlp")
     assert bool(getattr(policy, "value_layers", [])) == (head == "keeps+values")
+    if policy.arch == "keeps":   # the throw head as the file holds it, read-only
+        arrays = export_arrays(net)
+        assert np.array_equal(policy.keep_ctx[0], arrays["keep.ctx.weight"])
+        assert np.array_equal(policy.keep_layers[-1][1], arrays[f"keep.{len(cfg.keep_arch)}.bias"])
+        assert not policy.keep_ctx[0].flags.writeable
 
 
 @pytest.mark.parametrize("head,players,privileged", [

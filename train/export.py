@@ -1,11 +1,12 @@
 """A learner's actor out of any trainer as a weights-only policy file (:func:`export_policy`),
 and the SB3 learner as a numpy agent.
 
-A policy file (see :mod:`agents.ppo`) is what ``ppo:PATH`` plays and what the opponent pool
-loads as a snapshot. Each trainer passes its network's tensors (SB3: :func:`policy_tensors`;
-self-play: :func:`train.networks.export_arrays`; RLlib: the module's ``actor_arrays``) and its
-settings, whose ``policy_fields`` describe the network in the file's config
-(:func:`policy_meta`). :class:`LearnerAgent` plays the current SB3 learner without writing one.
+A policy file (its format: :mod:`agents.policy_file`) is what ``ppo:PATH`` plays and what the
+opponent pool loads as a snapshot. Each trainer passes its network's tensors (SB3:
+:func:`policy_tensors`; self-play: :func:`train.networks.export_arrays`; RLlib: the module's
+``actor_arrays``) and its settings, whose ``policy_fields`` describe the network in the file's
+config (:func:`policy_meta`, built by :func:`agents.policy_file.policy_config`).
+:class:`LearnerAgent` plays the current SB3 learner without writing one.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.ppo import ExpertPriorActor, MlpActor, PPOAgent, save_tensors
+from agents.policy_file import mlp_tensors, policy_config, save_tensors
+from agents.ppo import ExpertPriorActor, MlpActor, PPOAgent
 from train.config import RunSettings, TrainConfig
 
 
@@ -38,29 +40,16 @@ def policy_tensors(model, config: TrainConfig) -> dict[str, np.ndarray]:
         from train.prior_policy import prior_arrays
 
         return prior_arrays(model.policy)
-    layers, head = policy_arrays(model)
-    tensors: dict[str, np.ndarray] = {}
-    for i, (w, b) in enumerate(layers):
-        tensors[f"pi.{i}.weight"] = w
-        tensors[f"pi.{i}.bias"] = b
-    tensors["action.weight"], tensors["action.bias"] = head
-    return tensors
+    return mlp_tensors(*policy_arrays(model))
 
 
 def policy_meta(config: RunSettings, steps: int) -> dict[str, Any]:
     """The JSON config stored in a policy file of a run of ``config`` (any backend): its
     network (``config.policy_fields()``; with an ``expert-prior`` card network its layers and
     the features' version), the steps trained, the game and the run's settings."""
-    meta: dict[str, Any] = {**config.policy_fields(), "steps": steps,
-                            "num_players": config.num_players,  # type: ignore[attr-defined]
-                            "target": config.target,  # type: ignore[attr-defined]
-                            "train_config": config.to_dict()}
-    if meta["arch"] == "expert-prior":
-        from agents.features import FEATURES_VERSION
-
-        meta.update(card_arch=config.card_arch,  # type: ignore[attr-defined]
-                    features_version=FEATURES_VERSION)
-    return meta
+    return policy_config(config.policy_fields(), steps,
+                         config.num_players, config.target,  # type: ignore[attr-defined]
+                         config.to_dict(), getattr(config, "card_arch", None))
 
 
 def export_policy(tensors: dict[str, np.ndarray], path: str | Path, config: RunSettings,

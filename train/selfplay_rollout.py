@@ -185,8 +185,8 @@ def frozen_actor(path: Path, device: str = "cpu"):
         for w, b in weights:
             linear = torch.nn.Linear(w.shape[1], w.shape[0])
             with torch.no_grad():
-                linear.weight.copy_(torch.from_numpy(np.asarray(w)))
-                linear.bias.copy_(torch.from_numpy(np.asarray(b)))
+                linear.weight.copy_(torch.from_numpy(np.array(w)))
+                linear.bias.copy_(torch.from_numpy(np.array(b)))
             layers += [linear, torch.nn.ReLU()]
         return layers[:-1]
 
@@ -203,8 +203,8 @@ def frozen_actor(path: Path, device: str = "cpu"):
     head = linears([policy.action])[0].to(device)
     values = None
     if isinstance(policy, KeepsActor):
-        ctx = linears([(policy._ctx[0].T, policy._ctx[1])])[0].to(device)
-        keep = torch.nn.Sequential(*linears([(w.T, b) for w, b in policy._keep])).to(device)
+        ctx = linears([policy.keep_ctx])[0].to(device)
+        keep = torch.nn.Sequential(*linears(policy.keep_layers)).to(device)
         tables = throw_tables_torch()
         if policy.value_layers:
             values = throw_value_net(policy).to(device)
