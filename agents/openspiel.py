@@ -12,7 +12,8 @@ Both evaluate a leaf by random rollouts to the end of the game (OpenSpiel's
 ``RandomRolloutEvaluator``). A bot sees only its :class:`~cribenv.game.PlayerView`, so each
 decision starts from :func:`cribenv.integrations.openspiel.position_state`: the hand replayed
 from its deal with the cards the seat has not seen dealt at random, from the scores the hand
-began with; the search never sees the real hidden cards.
+began with; the search never sees the real hidden cards. It searches the standard rules for
+the view's players and target (121 or 61; skunks count).
 
 Spelling: ``openspiel:ALGO`` with an optional ``?`` query of the settings below, e.g.
 ``openspiel:ismcts?simulations=1000&uct_c=2&seed=7``. Settings (their bounds are checked when
@@ -146,13 +147,11 @@ class OpenSpielAgent(ViewAgent):
         super().__init__(seed)
         try:
             import pyspiel  # noqa: F401
-            from open_spiel.python.algorithms import ismcts, mcts
 
-            from cribenv.integrations import openspiel as integration
+            import cribenv.integrations.openspiel  # noqa: F401
         except ImportError as exc:
             raise ImportError(f"openspiel:{algorithm} needs OpenSpiel: pip install "
                               f"'cribenv[openspiel]' ({exc})") from exc
-        self._ismcts, self._mcts, self._integration = ismcts, mcts, integration
         self.algorithm = algorithm
         self.settings = settings
         self.name = name or f"openspiel:{algorithm}"
@@ -161,9 +160,12 @@ class OpenSpielAgent(ViewAgent):
     def choose(self, view: PlayerView, legal: list[int]) -> int:
         if len(legal) == 1:
             return legal[0]
-        state = self._integration.position_state(view, self.rng)
-        evaluator = self._mcts.RandomRolloutEvaluator(self.settings["rollouts"],
-                                                      self._random_state)
+        from open_spiel.python.algorithms import mcts
+
+        from cribenv.integrations.openspiel import position_state
+
+        state = position_state(view, self.rng)
+        evaluator = mcts.RandomRolloutEvaluator(self.settings["rollouts"], self._random_state)
         card = self._ismcts_card(state, evaluator) if self.algorithm == "ismcts" \
             else self._mcts_card(state, evaluator, view.seat)
         if card not in legal:      # pragma: no cover - the search plays the state's own actions
@@ -171,9 +173,11 @@ class OpenSpielAgent(ViewAgent):
         return card
 
     def _ismcts_card(self, state: Any, evaluator: Any) -> int:
+        from open_spiel.python.algorithms import ismcts
+
         s = self.settings
-        policy = getattr(self._ismcts.ISMCTSFinalPolicyType, s["final_policy"].upper())
-        bot = self._ismcts.ISMCTSBot(
+        policy = getattr(ismcts.ISMCTSFinalPolicyType, s["final_policy"].upper())
+        bot = ismcts.ISMCTSBot(
             state.get_game(), evaluator, s["uct_c"], s["simulations"],
             max_world_samples=s["world_samples"], random_state=self._random_state,
             final_policy_type=policy)
@@ -181,12 +185,14 @@ class OpenSpielAgent(ViewAgent):
         return int(bot.step(state))
 
     def _mcts_card(self, state: Any, evaluator: Any, seat: int) -> int:
+        from open_spiel.python.algorithms import mcts
+
         s = self.settings
         worlds = s["worlds"]
         visits: dict[int, int] = {}
         for w in range(worlds):
             world = state if w == 0 else state.resample_from_infostate(seat, self.rng)
-            bot = self._mcts.MCTSBot(
+            bot = mcts.MCTSBot(
                 state.get_game(), s["uct_c"], s["simulations"] // worlds
                 + (w < s["simulations"] % worlds), evaluator, solve=s["solve"],
                 random_state=self._random_state)

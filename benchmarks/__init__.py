@@ -21,8 +21,9 @@ shared helpers (``timed``, ``ROUNDS`` for interleaved slices, ``fmt_rate``, ``fm
 (seeded once, then ``reset()`` without a seed). A long section (a training run) sets
 ``DEFAULT = False``. The sections today: ``scoring``
 (hand scoring against the plain reference scorer), ``engine`` (the rules engine), ``env``
-(the AEC env and the Gymnasium wrapper against PettingZoo's leduc and OpenSpiel's cribbage)
-and ``search`` (the search agent beside its base).
+(the AEC env and the Gymnasium wrapper against PettingZoo's leduc and OpenSpiel's cribbage),
+``openspiel`` (the ``python_cribenv`` OpenSpiel game against OpenSpiel's C++ cribbage) and
+``search`` (the search agent beside its base).
 
     >>> import benchmarks
     >>> [name for name in benchmarks.section_names() if name in ("scoring", "engine", "env")]

@@ -7,6 +7,7 @@ OpenSpiel's ISMCTS and MCTS play as cribenv bots; a policy-gradient run trains o
 
 from __future__ import annotations
 
+import pickle
 import random
 import re
 import subprocess
@@ -267,6 +268,29 @@ def test_resampling_keeps_the_seats_information_state_and_deals_the_rest_anew(sp
     assert phases == {Phase.DISCARD, Phase.PLAY}
 
 
+def test_resampling_at_chance_nodes_and_after_serialisation():
+    """Mid-deal and before the starter, for every seat; and a deserialised state (which drops
+    the cached start of the hand) resamples the same way."""
+    game = pyspiel.load_game("python_cribenv(players=3)")
+    state = game.new_initial_state()
+    rng = random.Random(2)
+    checked = set()
+    for move in range(150):
+        if state.is_chance_node() and state._engine.hand_start is not None:
+            checked.add(state.game.chance_due)
+            for p in range(3):
+                sample = state.resample_from_infostate(p, np.random.default_rng(move))
+                assert sample.information_state_string(p) == state.information_state_string(p)
+                assert sample.game.chance_due == state.game.chance_due
+        state.apply_action(random_move(state, rng))
+    assert checked == {"deal", "starter"}
+    play_to_decision(state, rng, 0)
+    _, copy = pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(game, state))
+    seat = state.current_player()
+    assert copy.resample_from_infostate(seat, np.random.default_rng(0)).information_state_string(
+        seat) == state.information_state_string(seat)
+
+
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_a_state_built_from_a_view_has_that_view(players):
     rng = np.random.default_rng(players)
@@ -309,7 +333,7 @@ def test_the_openspiel_agents_play_whole_games_as_bots(spec):
     assert again.scores == result.scores                     # the seed fixes every choice
 
 
-def test_the_ismcts_agent_plays_three_and_four_players():
+def test_the_ismcts_agent_plays_three_and_four_players_and_pickles():
     game = Game(Rules(num_players=4), seed=2)
     bot = make_agent("openspiel:ismcts?simulations=4", seed=0)
     for _ in range(12):
@@ -317,7 +341,8 @@ def test_the_ismcts_agent_plays_three_and_four_players():
         card = bot.choose(game.view(game.current_player), legal) if len(legal) > 1 else legal[0]
         game.step(card)
     game = Game(Rules(num_players=3), seed=2)
-    assert bot.choose(game.view(game.current_player), game.legal_actions()) in \
+    copy = pickle.loads(pickle.dumps(bot))          # worker processes get it whole
+    assert copy.choose(game.view(game.current_player), game.legal_actions()) in \
         game.legal_actions()
 
 
