@@ -25,7 +25,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
                      "cribenv ladder --table results/ladder/leaderboard.jsonl prints a leaderboard")
     parser.add_argument("agents", nargs="*", metavar="AGENT",
                         help="agent specs, as in cribenv tournament (random, greedy, expert, "
-                             "ppo:shipped, ppo:PATH, search:BASE, cmd:COMMAND), optionally "
+                             "ppo:shipped, ppo:PATH, search:BASE, cmd:COMMAND, "
+                             "openspiel:ALGO), optionally "
                              "LABEL=SPEC")
     parser.add_argument("--deals", type=int_arg(1), default=None, metavar="N",
                         help="play the first N deals of the set (default: all 1,000, 2,000 "

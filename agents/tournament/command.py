@@ -25,7 +25,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "policy file, e.g. ppo:runs/mine/policy.safetensors) or "
                              "search:BASE (e.g. search:ppo:shipped, the strongest) or "
                              "cmd:COMMAND (a program in any language speaking the Cribbage Bot "
-                             "Protocol, e.g. 'cmd:python examples/cbp_bot.py'); optionally "
+                             "Protocol, e.g. 'cmd:python examples/cbp_bot.py') or "
+                             "openspiel:ALGO (OpenSpiel's search, e.g. "
+                             "'openspiel:ismcts?simulations=100'); optionally "
                              "labelled LABEL=SPEC (e.g. random2=random)")
     parser.add_argument("--games", type=int_arg(2), default=200, metavar="N",
                         help="games per pair, even: N/2 deals x 2 seatings (default 200)")
