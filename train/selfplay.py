@@ -16,8 +16,12 @@ The run's pieces live one per module, read in this order:
    ``self_play_share`` of the games the learner plays every seat; in the others it plays one
    side and a frozen snapshot of itself plays the rest. With the ``expert-prior`` network a share
    ``expert_share`` of those games is played against the expert bot instead.
-5. **The loop** (here): collect ``n_steps`` steps of ``n_games`` games, compute the advantages,
-   run the clipped PPO update, log, evaluate, snapshot, checkpoint.
+5. **The collection**: :func:`train.selfplay_rollout.collect` plays ``n_steps`` steps of
+   ``n_games`` games (the learner's seats sampled from its network, the others played by
+   their opponents) into the :class:`~train.selfplay_rollout.SeatRollout`.
+6. **The loop** (here, :func:`train`, each step a call): snapshot, evaluate, checkpoint,
+   collect, the advantages (``SeatRollout.take``), the clipped PPO update (:func:`_learn`,
+   :func:`_update`), log (:func:`_log_update`); then :func:`_finish`.
 
 A rollout ends mid-game; a seat's last decision of the rollout does not know its reward yet.
 It is carried into the next rollout and trained there, with the probability it was sampled
@@ -30,12 +34,14 @@ the engine also plays the snapshots' decisions, reported as ``engine_steps``.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import pickle
 import re
 import signal
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -64,7 +70,7 @@ from train.networks import (
 )
 from train.pool import OpponentPool
 from train.selfplay_config import EXPERT, TRAINER, SelfPlayConfig
-from train.selfplay_rollout import Games, SeatRollout, expert_cards, sample_masked, selfplay_pool
+from train.selfplay_rollout import Games, SeatRollout, collect, selfplay_pool
 
 __all__ = ["SelfPlayConfig", "train", "plot_training"]
 
@@ -72,188 +78,256 @@ __all__ = ["SelfPlayConfig", "train", "plot_training"]
 def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
           progress: bool = True, log: Callable[[str], None] = print) -> Path:
     """Train (or resume) a self-play run in ``run_dir``; returns the final policy file."""
-    from tqdm import tqdm
-
     run_dir = Path(run_dir)
+    _use_threads(config)
+    config, state, ckpt = _open_run(config, run_dir, resume)
+    device = torch.device(config.device)
+    learner = _make_learner(config, device, fresh=ckpt is None)
+    rng = np.random.default_rng(config.seed)
+    pool = selfplay_pool(config)
+    if ckpt is not None:
+        _resume(ckpt, state, config, run_dir, learner, rng, pool, log)
+    games = Games(config, pool, rng, first_game=state["games_started"])
+    rollout = SeatRollout(config.n_games * config.num_players)
+    writer = _tensorboard(run_dir)
+    clock = _Clock(state)
+    with _stop_on_signal() as stop, _progress_bar(config, state, progress) as bar:
+        while True:
+            step = state["step"]
+            if step >= state["next_snapshot"]:
+                _snapshot(learner.net, config, pool, run_dir, state)
+            if config.eval_games and step >= state["next_eval"]:
+                _evaluate_on_bar(bar, learner.net, config, run_dir, state, writer)
+            if step >= config.total_steps or stop.requested or clock.past(config.time_limit):
+                break
+            if step >= state["next_checkpoint"]:
+                # the games restart after a checkpoint, so a resumed run continues exactly
+                # as this one does
+                state["next_checkpoint"] = step + config.checkpoint_every
+                _checkpoint(run_dir, learner, rng, pool, games, state)
+                games = Games(config, pool, rng, first_game=games.started)
+                rollout = SeatRollout(config.n_games * config.num_players)
+
+            clock.start()
+            results = collect(learner.net, games, rollout, config, learner.gen, device)
+            state["engine_steps"] += config.n_games * config.n_steps
+            batch = rollout.take(config.gamma, config.gae_lambda)        # the advantages
+            clock.collected()
+            stats = _learn(learner, batch, games, config, state["step"], device)
+            clock.updated()
+            state["step"] += len(batch["action"])
+            state["updates"] += 1
+            bar.update(min(len(batch["action"]), max(0, config.total_steps - bar.n)))
+            _log_update(run_dir, writer, _progress_row(stats, len(batch["action"]), results,
+                                                       state, clock, pool, rollout, config))
+    return _finish(config, run_dir, learner, rng, pool, games, state, writer, clock,
+                   stop.requested, log)
+
+
+# ------------------------------------------------------------------------------------------
+# The loop's steps
+# ------------------------------------------------------------------------------------------
+
+@dataclass
+class Learner:
+    """What the update trains and a checkpoint saves: the network, its optimiser, the throw
+    values' own optimiser (``policy="keeps"`` with ``throw_values``; None otherwise) and the
+    torch generator of the sampling and the minibatches."""
+
+    net: Any
+    optimizer: torch.optim.Optimizer
+    gen: torch.Generator
+    value_opt: torch.optim.Optimizer | None = None
+
+    @property
+    def throw_values(self):
+        """The throw values of the network (fitted apart, :mod:`train.throw_values`), or None."""
+        return getattr(self.net, "throw_values", None)
+
+
+def _use_threads(config: SelfPlayConfig) -> None:
+    """Torch and the batched engine on the run's threads."""
     torch.set_num_threads(config.threads)
     import numba
 
     numba.set_num_threads(min(config.engine_threads, numba.config.NUMBA_NUM_THREADS))
-    config, state, ckpt = _open_run(config, run_dir, resume)
-    device = torch.device(config.device)
+
+
+def _make_learner(config: SelfPlayConfig, device: torch.device, fresh: bool) -> Learner:
+    """The network (seeded; a new run of ``init_policy`` starts from its file) and its
+    optimisers."""
     torch.manual_seed(config.seed)
     net = make_network(config)
-    if config.init_policy and ckpt is None:
+    if config.init_policy and fresh:
         net.load_policy_file(config.init_policy)
     net = net.to(device)
-    with_cards = config.policy == "expert-prior"   # the network reads the legal cards' features
     values = getattr(net, "throw_values", None)   # fitted apart (train.throw_values)
     fitted = set(map(id, values.value_parameters())) if values is not None else set()
     optimizer = torch.optim.Adam([p for p in net.parameters() if id(p) not in fitted],
                                  lr=config.learning_rate, eps=1e-5, fused=True)
     value_opt = (torch.optim.Adam(values.value_parameters(), lr=config.value_lr)
                  if values is not None else None)
-    gen = torch.Generator().manual_seed(config.seed)
-    rng = np.random.default_rng(config.seed)
-    pool = selfplay_pool(config)
-    if ckpt is not None:
-        _restore(ckpt, state, net, optimizer, gen, rng, pool, run_dir, value_opt)
-        if state.pop("settings_changed"):
-            config.save(run_dir / "config.json")   # the run's settings from now on
-        for name in ("logs/progress.csv", "eval.csv"):  # drop what came after the checkpoint
-            _truncate_csv(run_dir / name, state["step"])
-        print(f"resuming: {state.pop('resume_note')}")   # once the checkpoint has loaded
-        log(f"resumed {run_dir} from {ckpt.name} at step {state['step']:,}")
-    games = Games(config, pool, rng, first_game=state["games_started"])
-    seats = config.num_players
-    rollout = SeatRollout(config.n_games * seats)
-    writer = _tensorboard(run_dir)
-    stop = {"stop": False}
+    return Learner(net, optimizer, torch.Generator().manual_seed(config.seed), value_opt)
 
-    def on_signal(signum, frame):  # finish the current update, checkpoint, exit
-        stop["stop"] = True
+
+def _resume(ckpt: Path, state: dict[str, Any], config: SelfPlayConfig, run_dir: Path,
+            learner: Learner, rng: np.random.Generator, pool: OpponentPool,
+            log: Callable[[str], None]) -> None:
+    """Load the checkpoint ``ckpt`` and drop the log rows written after it."""
+    _restore(ckpt, state, learner, rng, pool, run_dir)
+    if state.pop("settings_changed"):
+        config.save(run_dir / "config.json")   # the run's settings from now on
+    for name in ("logs/progress.csv", "eval.csv"):  # drop what came after the checkpoint
+        _truncate_csv(run_dir / name, state["step"])
+    print(f"resuming: {state.pop('resume_note')}")   # once the checkpoint has loaded
+    log(f"resumed {run_dir} from {ckpt.name} at step {state['step']:,}")
+
+
+class _Clock:
+    """The run's time: since it (re)started, and the collection and update of each round."""
+
+    def __init__(self, state: dict[str, Any]) -> None:
+        self.started, self.start_step, self.start_wall = (time.perf_counter(), state["step"],
+                                                          state["wall_s"])
+        self.collect_s = self.update_s = 0.0
+
+    def past(self, limit: float) -> bool:
+        return bool(limit) and time.perf_counter() - self.started >= limit
+
+    def start(self) -> None:
+        self.t0, self.cpu0 = time.perf_counter(), time.process_time()
+
+    def collected(self) -> None:
+        self.collect_s = time.perf_counter() - self.t0
+        self.t1 = time.perf_counter()
+
+    def updated(self) -> None:
+        self.update_s = time.perf_counter() - self.t1
+
+    def wall_s(self) -> float:
+        """Seconds the run has trained, over all its sessions."""
+        return self.start_wall + time.perf_counter() - self.started
+
+
+class _Stop:
+    requested = False
+
+
+@contextlib.contextmanager
+def _stop_on_signal():
+    """SIGTERM and SIGINT ask the loop to stop after the current update (it checkpoints and
+    exports, then raises KeyboardInterrupt)."""
+    stop = _Stop()
+
+    def on_signal(signum, frame):
+        stop.requested = True
 
     old_handlers = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
-    bar = tqdm(total=config.total_steps, initial=min(state["step"], config.total_steps),
-               unit="step", disable=not progress, desc="self-play PPO", smoothing=0.05)
-    started, start_step, start_wall = time.perf_counter(), state["step"], state["wall_s"]
-    game_rows = np.arange(config.n_games)
     try:
-        while True:
-            step = state["step"]
-            if step >= state["next_snapshot"]:
-                path = run_dir / "pool" / f"snap-{step:09d}.safetensors"
-                export_policy(export_arrays(net), path, config, step)
-                pool.add(path)
-                state["next_snapshot"] = step + config.snapshot_every
-            if config.eval_games and step >= state["next_eval"]:
-                # said on the bar, so it does not look frozen while the games are played
-                bar.set_postfix_str(f"evaluating against {', '.join(config.heuristics)}")
-                _evaluate(net, config, run_dir, state, writer, step)
-                bar.set_postfix_str(", ".join(
-                    f"{h} {100 * state['evals'][-1][f'{h}_win_rate']:.0f}%"
-                    for h in config.heuristics))
-                state["next_eval"] = step + config.eval_every
-            if step >= config.total_steps or stop["stop"]:
-                break
-            if config.time_limit and time.perf_counter() - started >= config.time_limit:
-                break
-            if step >= state["next_checkpoint"]:
-                # the games restart after a checkpoint, so a resumed run continues exactly
-                # as this one does
-                state["next_checkpoint"] = step + config.checkpoint_every
-                _checkpoint(run_dir, net, optimizer, gen, rng, pool, games, state, value_opt)
-                games = Games(config, pool, rng, first_game=games.started)
-                rollout = SeatRollout(config.n_games * seats)
-
-            # ---- collect: every seat of every game is a row; rewards go to each seat's
-            # previous decision
-            t0, cpu0 = time.perf_counter(), time.process_time()
-            net.eval()
-            with torch.no_grad():   # the action layer is fixed during the collection
-                layer = net.action_layer()
-                layer = None if layer is None else tuple(x.detach() for x in layer)
-            results: list[tuple[str, float]] = []
-            for _ in range(config.n_steps):
-                vg = games.vg
-                seat = vg.to_act
-                obs, mask = vg.observe(), vg.legal_mask()
-                seen = (np.concatenate([obs, vg.hidden()], 1) if config.privileged_critic
-                        else obs)     # the critic's input
-                rows = game_rows * seats + seat
-                mine = games.learner[game_rows, seat]
-                if not mask.any(1).all():
-                    raise RuntimeError("the engine asked a seat to act with no legal card")
-                actions = np.zeros(config.n_games, np.int64)
-                cards = CardRows.of(obs, mask) if with_cards else None
-                if mine.any():
-                    o = torch.from_numpy(obs[mine]).to(device)
-                    m = torch.from_numpy(mask[mine]).to(device)
-                    my_cards = cards[mine] if with_cards else None
-                    with torch.no_grad():
-                        logits = net.logits(o, layer, None if my_cards is None
-                                            else my_cards.to_torch(device))
-                        logp = masked_log_probs(logits, m)
-                        gumbel = -torch.log(-torch.log(
-                            torch.rand(logp.shape, generator=gen).clamp_min(1e-20))).to(device)
-                        a = torch.argmax(logp + gumbel, 1)
-                        v = net.value(torch.from_numpy(seen[mine]).to(device))
-                    a_np = a.cpu().numpy()
-                    actions[mine] = a_np
-                    rollout.decide(rows[mine], seen[mine], mask[mine], a_np,
-                                   logp.gather(1, a[:, None])[:, 0].cpu().numpy(),
-                                   v.cpu().numpy(),
-                                   None if my_cards is None else my_cards.columns())
-                theirs = np.flatnonzero(~mine)
-                for name in sorted({games.opponent[i] for i in theirs.tolist()}):
-                    sel = theirs[[games.opponent[i] == name for i in theirs.tolist()]]
-                    if name == EXPERT:
-                        actions[sel] = expert_cards(cards[sel])
-                        continue
-                    logits = games.policies[name](obs[sel], None if cards is None
-                                                  else cards[sel])
-                    actions[sel] = sample_masked(logits, mask[sel], rng)
-                results += games.step(actions, rollout)
-                state["engine_steps"] += config.n_games
-            vs_pool = [won for name, won in results if name != EXPERT]
-            vs_expert = [won for name, won in results if name == EXPERT]
-            batch = rollout.take(config.gamma, config.gae_lambda)
-            collect_s = time.perf_counter() - t0
-
-            # ---- update: clipped PPO on the closed decisions
-            t1 = time.perf_counter()
-            if config.anneal_lr:
-                for group in optimizer.param_groups:
-                    group["lr"] = config.learning_rate * max(
-                        0.0, 1.0 - state["step"] / config.total_steps)
-            stats = _update(net, optimizer, batch, config, gen, device,
-                            train_policy=state["step"] >= config.value_warmup)
-            if values is not None:
-                from train.throw_values import fit_throw_values
-
-                samples = games.take_samples()
-                stats["throw_value_loss"] = fit_throw_values(
-                    values, value_opt, samples, config.n_epochs, VALUE_BATCH, gen, device)
-                stats["throw_value_beta"] = float(values.log_beta.detach().exp())
-                stats["throw_value_samples"] = len(samples["cards"])
-            update_s = time.perf_counter() - t1
-            n = len(batch["action"])
-            state["step"] += n
-            state["updates"] += 1
-            bar.update(min(n, max(0, config.total_steps - bar.n)))   # the bar ends at its total
-            stats.update(step=state["step"], engine_steps=state["engine_steps"],
-                         steps_per_s=n / (collect_s + update_s),
-                         collect_s=collect_s, update_s=update_s,
-                         cpu_s=time.process_time() - cpu0, games_vs_pool=len(vs_pool),
-                         win_vs_pool=float(np.mean(vs_pool)) if vs_pool else float("nan"),
-                         **({"games_vs_expert": len(vs_expert), "win_vs_expert": float(
-                             np.mean(vs_expert)) if vs_expert else float("nan")}
-                            if config.expert_share else {}),
-                         pool=len(pool.names), carried=rollout.carried(),
-                         wall_s=start_wall + time.perf_counter() - started)
-            state["wall_s"] = stats["wall_s"]
-            _log_update(run_dir, writer, stats)
+        yield stop
     finally:
-        bar.close()
         for s, h in old_handlers.items():
             signal.signal(s, h)
-    elapsed = time.perf_counter() - started
-    if (config.eval_games and not stop["stop"]
+
+
+@contextlib.contextmanager
+def _progress_bar(config: SelfPlayConfig, state: dict[str, Any], progress: bool):
+    from tqdm import tqdm
+
+    bar = tqdm(total=config.total_steps, initial=min(state["step"], config.total_steps),
+               unit="step", disable=not progress, desc="self-play PPO", smoothing=0.05)
+    try:
+        yield bar
+    finally:
+        bar.close()
+
+
+def _snapshot(net, config: SelfPlayConfig, pool: OpponentPool, run_dir: Path,
+              state: dict[str, Any]) -> None:
+    """Add the learner as it is now to the opponent pool."""
+    step = state["step"]
+    path = run_dir / "pool" / f"snap-{step:09d}.safetensors"
+    export_policy(export_arrays(net), path, config, step)
+    pool.add(path)
+    state["next_snapshot"] = step + config.snapshot_every
+
+
+def _evaluate_on_bar(bar, net, config: SelfPlayConfig, run_dir: Path, state: dict[str, Any],
+                     writer) -> None:
+    """:func:`_evaluate`, said on the progress bar (so that it does not look frozen while the
+    games are played), then its win rates."""
+    bar.set_postfix_str(f"evaluating against {', '.join(config.heuristics)}")
+    _evaluate(net, config, run_dir, state, writer, state["step"])
+    bar.set_postfix_str(", ".join(f"{h} {100 * state['evals'][-1][f'{h}_win_rate']:.0f}%"
+                                  for h in config.heuristics))
+    state["next_eval"] = state["step"] + config.eval_every
+
+
+def _learn(learner: Learner, batch: dict[str, np.ndarray], games: Games,
+           config: SelfPlayConfig, step: int, device) -> dict[str, float]:
+    """The update of one round: the learning rate of its schedule, clipped PPO on ``batch``
+    (the critic only during ``value_warmup``) and the throw values' fit to the starters
+    turned in the round."""
+    if config.anneal_lr:
+        for group in learner.optimizer.param_groups:
+            group["lr"] = config.learning_rate * max(0.0, 1.0 - step / config.total_steps)
+    stats = _update(learner.net, learner.optimizer, batch, config, learner.gen, device,
+                    train_policy=step >= config.value_warmup)
+    values = learner.throw_values
+    if values is not None:
+        from train.throw_values import fit_throw_values
+
+        samples = games.take_samples()
+        stats["throw_value_loss"] = fit_throw_values(
+            values, learner.value_opt, samples, config.n_epochs, VALUE_BATCH, learner.gen,
+            device)
+        stats["throw_value_beta"] = float(values.log_beta.detach().exp())
+        stats["throw_value_samples"] = len(samples["cards"])
+    return stats
+
+
+def _progress_row(stats: dict[str, float], n: int, results: list[tuple[str, float]],
+                  state: dict[str, Any], clock: _Clock, pool: OpponentPool,
+                  rollout: SeatRollout, config: SelfPlayConfig) -> dict[str, float]:
+    """The row of ``logs/progress.csv`` of a round of ``n`` decisions: the update's
+    ``stats``, the counters, the times and the learner's results against its opponents."""
+    vs_pool = [won for name, won in results if name != EXPERT]
+    vs_expert = [won for name, won in results if name == EXPERT]
+    stats.update(step=state["step"], engine_steps=state["engine_steps"],
+                 steps_per_s=n / (clock.collect_s + clock.update_s),
+                 collect_s=clock.collect_s, update_s=clock.update_s,
+                 cpu_s=time.process_time() - clock.cpu0, games_vs_pool=len(vs_pool),
+                 win_vs_pool=float(np.mean(vs_pool)) if vs_pool else float("nan"),
+                 **({"games_vs_expert": len(vs_expert), "win_vs_expert": float(
+                     np.mean(vs_expert)) if vs_expert else float("nan")}
+                    if config.expert_share else {}),
+                 pool=len(pool.names), carried=rollout.carried(), wall_s=clock.wall_s())
+    state["wall_s"] = stats["wall_s"]
+    return stats
+
+
+def _finish(config: SelfPlayConfig, run_dir: Path, learner: Learner, rng: np.random.Generator,
+            pool: OpponentPool, games: Games, state: dict[str, Any], writer, clock: _Clock,
+            stopped: bool, log: Callable[[str], None]) -> Path:
+    """The end of a session: the final policy's evaluation, a checkpoint, the policy file,
+    the plots and what happened, in words; raises KeyboardInterrupt when a signal stopped it."""
+    elapsed = time.perf_counter() - clock.started
+    if (config.eval_games and not stopped
             and (not state["evals"] or state["evals"][-1]["step"] != state["step"])):
-        _evaluate(net, config, run_dir, state, writer, state["step"])   # the final policy's
-    _checkpoint(run_dir, net, optimizer, gen, rng, pool, games, state, value_opt)
-    speed = (state["step"] - start_step) / elapsed if elapsed > 0 else 0.0
-    final = export_policy(export_arrays(net), run_dir / "policy.safetensors", config,
+        _evaluate(learner.net, config, run_dir, state, writer, state["step"])
+    _checkpoint(run_dir, learner, rng, pool, games, state)
+    speed = (state["step"] - clock.start_step) / elapsed if elapsed > 0 else 0.0
+    final = export_policy(export_arrays(learner.net), run_dir / "policy.safetensors", config,
                           state["step"], {"steps_per_second": round(speed, 1)})
     if writer is not None:
         writer.close()
     plot_learning_curve(run_dir)
     plot_training(run_dir)
-    if state["step"] == start_step:
+    if state["step"] == clock.start_step:
         log(f"nothing left to train: the run is at step {state['step']:,} of "
             f"{config.total_steps:,}; policy: {final}")
     else:
-        log(f"{'stopped' if stop['stop'] else 'finished'} at step {state['step']:,} "
+        log(f"{'stopped' if stopped else 'finished'} at step {state['step']:,} "
             f"({speed:,.0f} learner steps/s); policy: {final}")
     if state["evals"]:
         last = state["evals"][-1]
@@ -263,7 +337,7 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
             if f"{h}_win_rate" in last))
     log(f"files in {run_dir}: policy.safetensors, eval.csv, learning_curve.png, training.png, "
         f"logs/progress.csv, checkpoints/")
-    if stop["stop"]:
+    if stopped:
         raise KeyboardInterrupt
     return final
 
@@ -349,17 +423,13 @@ def _open_run(config: SelfPlayConfig, run_dir: Path, resume: bool
         return config, _fresh_state(config), None
     ckpt, state = read_checkpoint(run_dir, TRAINER, config.fingerprint())
     state["settings_changed"] = bool(changed)   # saved once the checkpoint has loaded
-    torch.set_num_threads(config.threads)   # the run's own hardware settings
-    import numba
-
-    numba.set_num_threads(min(config.engine_threads, numba.config.NUMBA_NUM_THREADS))
+    _use_threads(config)   # the run's own hardware settings
     state["resume_note"] = describe_resume(config, changed, SelfPlayConfig.RESUMABLE)
     return config, state, ckpt
 
 
-def _checkpoint(run_dir: Path, net, optimizer, gen, rng: np.random.Generator,
-                pool: OpponentPool, games: Games, state: dict[str, Any],
-                value_opt=None) -> Path:
+def _checkpoint(run_dir: Path, learner: Learner, rng: np.random.Generator,
+                pool: OpponentPool, games: Games, state: dict[str, Any]) -> Path:
     """A complete checkpoint (atomic, via :func:`train.checkpoints.save_checkpoint`):
     ``model.zip`` is the torch archive of the network, optimiser and sampling generator.
 
@@ -368,9 +438,11 @@ def _checkpoint(run_dir: Path, net, optimizer, gen, rng: np.random.Generator,
 
     class Archive:
         def save(self, path: Path) -> None:
+            value_opt = learner.value_opt
             extra = {} if value_opt is None else {"value_optimizer": value_opt.state_dict()}
-            torch.save({"net": net.state_dict(), "optimizer": optimizer.state_dict(),
-                        "torch_gen": gen.get_state(), **extra}, path)
+            torch.save({"net": learner.net.state_dict(),
+                        "optimizer": learner.optimizer.state_dict(),
+                        "torch_gen": learner.gen.get_state(), **extra}, path)
 
     payload = dict(state, trainer=TRAINER, games_started=games.started, pool=pool.state(),
                    numpy_rng=rng.bit_generator.state)
@@ -381,9 +453,8 @@ ARCHIVE_KEYS = ("net", "optimizer", "torch_gen")   # model.zip: what _checkpoint
 VALUE_BATCH = 256   # seats' hands a minibatch of the throw values' fit (15 throws each)
 
 
-def _restore(ckpt: Path, state: dict[str, Any], net, optimizer, gen,
-             rng: np.random.Generator, pool: OpponentPool, run_dir: Path,
-             value_opt=None) -> None:
+def _restore(ckpt: Path, state: dict[str, Any], learner: Learner, rng: np.random.Generator,
+             pool: OpponentPool, run_dir: Path) -> None:
     """Load checkpoint ``ckpt`` into the run's objects, or raise :class:`CheckpointError`
     naming the file and what is wrong with it (nothing on disk is changed either way)."""
     archive = ckpt / "model.zip"
@@ -411,11 +482,11 @@ def _restore(ckpt: Path, state: dict[str, Any], net, optimizer, gen,
         raise CheckpointError(f"{archive} is damaged: tensor {broken[0]} holds NaN or "
                               f"infinite weights")
     try:
-        net.load_state_dict(weights)
-        optimizer.load_state_dict(saved["optimizer"])
-        gen.set_state(saved["torch_gen"])
-        if value_opt is not None:
-            value_opt.load_state_dict(saved["value_optimizer"])
+        learner.net.load_state_dict(weights)
+        learner.optimizer.load_state_dict(saved["optimizer"])
+        learner.gen.set_state(saved["torch_gen"])
+        if learner.value_opt is not None:
+            learner.value_opt.load_state_dict(saved["value_optimizer"])
     except (RuntimeError, KeyError, TypeError, ValueError) as exc:
         reason = " ".join(str(exc).split())[:300]
         raise CheckpointError(f"{archive} does not fit this run's network (config.json): "

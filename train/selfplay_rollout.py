@@ -1,7 +1,7 @@
 """The self-play rollout: every seat of every game a row (:class:`SeatRollout`), the snapshots
 of the opponent pool as torch actors (:func:`frozen_actor`; the pool is
-:class:`train.pool.OpponentPool`) and the batch of games with who plays which seat
-(:class:`Games`)."""
+:class:`train.pool.OpponentPool`), the batch of games with who plays which seat
+(:class:`Games`) and the collection that plays them (:func:`collect`)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from train.networks import (
     CardNetwork,
     CardRows,
     card_logits,
+    masked_log_probs,
     throw_logits,
     throw_tables_torch,
 )
@@ -343,3 +344,72 @@ class Games:
         return results
 
 
+# ------------------------------------------------------------------------------------------
+# 5. The collection: n_steps steps of every game
+# ------------------------------------------------------------------------------------------
+
+def collect(net, games: Games, rollout: SeatRollout, config: SelfPlayConfig,
+            gen: torch.Generator, device: torch.device) -> list[tuple[str, float]]:
+    """Play ``config.n_steps`` steps of every game of ``games``: the seats the learner plays
+    sample from ``net`` and their decisions go to ``rollout`` (each seat a row, rewards
+    credited to its previous decision); the other seats are played by their opponent. Returns
+    the learner's results in the games finished against an opponent, ``(opponent, won)``."""
+    net.eval()
+    with torch.no_grad():   # the action layer is fixed during the collection
+        layer = net.action_layer()
+        layer = None if layer is None else tuple(x.detach() for x in layer)
+    with_cards = config.policy == "expert-prior"   # the network reads the legal cards' features
+    game_rows = np.arange(config.n_games)
+    results: list[tuple[str, float]] = []
+    for _ in range(config.n_steps):
+        vg = games.vg
+        seat = vg.to_act
+        obs, mask = vg.observe(), vg.legal_mask()
+        seen = (np.concatenate([obs, vg.hidden()], 1) if config.privileged_critic
+                else obs)     # the critic's input
+        rows = game_rows * config.num_players + seat
+        mine = games.learner[game_rows, seat]
+        if not mask.any(1).all():
+            raise RuntimeError("the engine asked a seat to act with no legal card")
+        actions = np.zeros(config.n_games, np.int64)
+        cards = CardRows.of(obs, mask) if with_cards else None
+        if mine.any():
+            actions[mine] = _learner_decides(net, layer, rollout, rows[mine], obs[mine],
+                                             seen[mine], mask[mine],
+                                             cards[mine] if with_cards else None, gen, device)
+        _opponents_play(games, np.flatnonzero(~mine), obs, mask, cards, actions)
+        results += games.step(actions, rollout)
+    return results
+
+
+def _learner_decides(net, layer, rollout: SeatRollout, rows: np.ndarray, obs: np.ndarray,
+                     seen: np.ndarray, mask: np.ndarray, cards: CardRows | None,
+                     gen: torch.Generator, device: torch.device) -> np.ndarray:
+    """The learner's cards in ``rows`` (drawn from its masked softmax with ``gen``), recorded in
+    ``rollout`` with their log-probabilities and the critic's values of ``seen``."""
+    o = torch.from_numpy(obs).to(device)
+    m = torch.from_numpy(mask).to(device)
+    with torch.no_grad():
+        logits = net.logits(o, layer, None if cards is None else cards.to_torch(device))
+        logp = masked_log_probs(logits, m)
+        gumbel = -torch.log(-torch.log(
+            torch.rand(logp.shape, generator=gen).clamp_min(1e-20))).to(device)
+        a = torch.argmax(logp + gumbel, 1)
+        v = net.value(torch.from_numpy(seen).to(device))
+    a_np = a.cpu().numpy()
+    rollout.decide(rows, seen, mask, a_np, logp.gather(1, a[:, None])[:, 0].cpu().numpy(),
+                   v.cpu().numpy(), None if cards is None else cards.columns())
+    return a_np
+
+
+def _opponents_play(games: Games, theirs: np.ndarray, obs: np.ndarray, mask: np.ndarray,
+                    cards: CardRows | None, actions: np.ndarray) -> None:
+    """Fill in ``actions`` of the games ``theirs``, whose seat to act is an opponent's: the
+    expert's card, or a card drawn from the snapshot's logits."""
+    for name in sorted({games.opponent[i] for i in theirs.tolist()}):
+        sel = theirs[[games.opponent[i] == name for i in theirs.tolist()]]
+        if name == EXPERT:
+            actions[sel] = expert_cards(cards[sel])
+            continue
+        logits = games.policies[name](obs[sel], None if cards is None else cards[sel])
+        actions[sel] = sample_masked(logits, mask[sel], games.rng)
