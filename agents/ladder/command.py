@@ -21,7 +21,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "anchor with 95% intervals, its discard regret, its time a decision. The games are "
         "resumable tournaments in --folder; the result is one line of the leaderboard file, "
         "the same on every run and machine (but the time).")
-    parser.epilog = ("Example: cribenv ladder expert 'mine=cmd:python my_bot.py' --workers 2; "
+    parser.epilog = ("Example: cribenv ladder expert 'mine=cmd:python examples/cbp_bot.py' --workers 2; "
                      "cribenv ladder --table results/ladder/leaderboard.jsonl prints a leaderboard")
     parser.add_argument("agents", nargs="*", metavar="AGENT",
                         help="agent specs, as in cribenv tournament (random, greedy, expert, "
