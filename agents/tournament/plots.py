@@ -1,20 +1,39 @@
-"""The picture of a tournament: each pair's win rate and the ratings, with their intervals."""
+"""The picture of a tournament: each pair's win rate and the ratings, with their intervals.
+
+The report draws itself with :func:`plot_report` (``TournamentReport.plot``, ``.save``); this
+module reads only what :class:`Drawable` names, so it does not import the report back."""
 
 from __future__ import annotations
 
 import os
 import textwrap
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
 import numpy as np
 
+from agents.tournament.ratings import Rating
+from agents.tournament.statistics import PairStats
 from cribenv.files import save_figure
 
-if TYPE_CHECKING:
-    from agents.tournament.report import TournamentReport
+
+class Drawable(Protocol):
+    """What the picture reads of a tournament's report
+    (:class:`agents.tournament.report.TournamentReport`)."""
+
+    pairs: Sequence[PairStats]
+    ratings: Sequence[Rating]
+    confidence: float
+    anchor: str
+    games: int
+    games_per_pair: int
+    seed: int
+    rules: Mapping[str, Any]
+
+    def agent_legend(self) -> str: ...
 
 
-def plot_report(report: TournamentReport, path: str | os.PathLike[str]) -> None:
+def plot_report(report: Drawable, path: str | os.PathLike[str]) -> None:
     """A PNG (matplotlib, Agg): A's win rate per pair with its interval, and the ratings
     with theirs (open intervals run to the edge of the axis, with an arrow head)."""
     from matplotlib.figure import Figure  # no pyplot: no global backend, no GUI
