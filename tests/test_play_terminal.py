@@ -8,6 +8,7 @@ import argparse
 import io
 import re
 
+from agents.words import bot_name, seat_names
 from cribenv import cards
 from cribenv.commands import play
 from cribenv.game import (
@@ -22,6 +23,11 @@ from cribenv.game import (
 )
 
 CARD = re.compile(r"\b(?:[A2-9TJQK][CDHS])\b")
+
+
+def names(num_players: int, human: int, bot: str) -> list[str]:
+    """The seats as the terminal's log calls them."""
+    return seat_names(num_players, human, bot_name(bot), seat_numbers=True)
 
 
 def session(answers, players=2, seed=4, seat=0, bot="expert", target=121):
@@ -115,18 +121,18 @@ def test_hint_in_the_play_ranks_every_legal_card_with_reasons():
 
 
 def test_the_log_speaks_of_plays_and_partnerships():
-    names = play.seat_names(4, human=0, bot="expert")
-    assert names == ["You", "expert (seat 1)", "expert (seat 2)", "expert (seat 3)"]
+    seats = names(4, 0, "expert")
+    assert seats == ["You", "expert (seat 1)", "expert (seat 2)", "expert (seat 3)"]
     played = Played(seat=2, card=cards.parse("5H"), count=15, points=2,
                     series=(cards.parse("TD"), cards.parse("5H")))
-    assert play.describe(played, names) == "expert (seat 2) plays 5H  (count 15), 2 for fifteen"
-    assert play.describe(played._replace(seat=0), names) == \
+    assert play.describe(played, seats) == "expert (seat 2) plays 5H  (count 15), 2 for fifteen"
+    assert play.describe(played._replace(seat=0), seats) == \
         "You play 5H  (count 15), 2 for fifteen"
     over = GameOver(winner=0, scores=(121, 85), game_points=2)
-    assert play.describe(over, play.seat_names(4, human=2, bot="greedy")) == \
+    assert play.describe(over, names(4, 2, "greedy")) == \
         ("Game over: greedy (seat 0) & You win, greedy (seat 0) & You 121 | "
          "greedy (seat 1) & greedy (seat 3) 85, a skunk (2 game points)")
-    assert play.describe(over._replace(winner=1), play.seat_names(2, 0, "ppo:shipped")) == \
+    assert play.describe(over._replace(winner=1), names(2, 0, "ppo:shipped")) == \
         "Game over: the bot wins, You 121 | the bot 85, a skunk (2 game points)"
 
 
@@ -141,21 +147,21 @@ def test_a_bot_given_by_a_path_is_called_the_bot():
     assert "ppo:" not in text.split("\n", 1)[1] and "Ppo" not in text
     show = ShowScored(seat=1, is_crib=False, cards=tuple(cards.parse_many("5H 5S 5C JD")),
                       starter=cards.parse("5D"), points=29)
-    names = play.seat_names(2, 0, f"ppo:{SHIPPED_POLICY}")
-    assert play.describe(show, names).startswith("The bot's hand: ")
+    seats = names(2, 0, f"ppo:{SHIPPED_POLICY}")
+    assert play.describe(show, seats).startswith("The bot's hand: ")
 
 
 def test_the_starter_and_his_heels_name_the_dealer():
     jack = StarterTurned(card=cards.parse("JH"), dealer=1, heels=2)
-    assert play.describe(jack, play.seat_names(2, 0, "expert")) == \
+    assert play.describe(jack, names(2, 0, "expert")) == \
         "Starter: JH (expert scores 2 for his heels)"
-    assert play.describe(jack._replace(dealer=0), play.seat_names(2, 0, "expert")) == \
+    assert play.describe(jack._replace(dealer=0), names(2, 0, "expert")) == \
         "Starter: JH (You score 2 for his heels)"
     assert play.describe(jack._replace(card=cards.parse("5C"), heels=0),
-                         play.seat_names(3, 0, "expert")) == "Starter: 5C"
+                         names(3, 0, "expert")) == "Starter: 5C"
     cut = Cut(rounds=((cards.parse("7C"), cards.parse("7H")),
                       (cards.parse("KS"), cards.parse("AD"))), dealer=1)
-    assert play.describe(cut, play.seat_names(2, 0, "greedy")) == \
+    assert play.describe(cut, names(2, 0, "greedy")) == \
         "Cut for deal: You 7C, greedy 7H; a tie, cut again: You KS, greedy AD; greedy deals first"
 
 

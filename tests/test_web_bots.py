@@ -24,8 +24,8 @@ from web_tables import finish  # noqa: E402
 from agents.base import register_agent  # noqa: E402
 from agents.greedy import GreedyAgent  # noqa: E402
 from agents.web.app import create_app  # noqa: E402
+from agents.web.opponents import FORFEIT_WORDS  # noqa: E402
 from agents.web.table import Table  # noqa: E402
-from agents.web.words import FORFEIT_WORDS  # noqa: E402
 from cribenv.game import Rules  # noqa: E402
 
 BROKEN = Path(__file__).parent / "data" / "bots" / "broken_bot.py"
@@ -245,14 +245,13 @@ def test_a_bot_that_cannot_be_built_is_said_not_a_500(client_for, tmp_path):
 def test_the_advice_goes_on_when_the_champion_fails(client_for, monkeypatch):
     """The strongest agent's advice (a search) failing was a 500 on every page of the game;
     the expert's advice stands in."""
-    import agents.web.review as review
-    import agents.web.table as table
+    import agents.advice as advice
 
     def fails(*args):
         raise MemoryError("no room for the playouts")
 
-    monkeypatch.setattr(review, "strongest_throw", fails)
-    monkeypatch.setattr(table, "strongest_play_advice", fails)
+    monkeypatch.setattr(advice, "strongest_throw", fails)
+    monkeypatch.setattr(advice, "strongest_play_advice", fails)
     c = client_for({})
     state = c.post("/api/games", json={"bot": "greedy", "seed": 6, "advice": True}).json()
     for _ in range(8):

@@ -592,7 +592,7 @@ def test_muggins_by_clicking_on_a_phone(browser, server, shots):
 def check_call(page, table, card: str, n: int, claimed: int) -> None:
     """The Muggins call on ``card`` (pegging ``n``, claimed ``claimed``) in the engine, in the
     play panel (item by item) and in the log."""
-    from agents.web.render import peg_rows
+    from agents.words import peg_rows
     from cribenv import cards as C
     from cribenv.game import Played
 

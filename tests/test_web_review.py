@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 from web_tables import finish, finished_game  # noqa: E402
 
-from agents.web.review import PLAY_SPEC, points_as_win, review_game
+from agents.advice import PLAY_SPEC
+from agents.web.review import points_as_win, review_game
 from agents.web.table import Table
 from cribenv import cards as C
 from cribenv.discard import analyse_discards
@@ -214,8 +215,7 @@ def test_the_advice_in_the_play_is_the_strongest_agents():
     result counts the chance given up, not points. The discard's advice marks the Champion's
     throw beside the exact values."""
     pytest.importorskip("numba")
-    from agents.web.review import search_values, strongest_throw
-    from agents.web.table import advice_summary, throw_key
+    from agents.advice import advice_summary, search_values, strongest_throw, throw_key
 
     table = Table(Rules(target=61), bot="greedy", seed=11, advice=True)
     seen = 0

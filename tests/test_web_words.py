@@ -8,16 +8,17 @@ import re
 
 import pytest
 
-from agents.web.render import describe_event, log_lines, peg_call_html
-from agents.web.table import Table, describe_peg
-from agents.web.words import (
+from agents.advice import describe_peg
+from agents.web.opponents import (
     OPPONENTS,
     lobby_order,
     opponent_about,
     opponent_name,
     opponent_names,
-    score_words,
 )
+from agents.web.render import describe_event, log_lines, peg_call_html
+from agents.web.table import Table
+from agents.words import score_words
 from cribenv import cards as C
 from cribenv.game import Deal, Game, Played, Rules, SeriesEnd, StarterTurned
 from cribenv.scoring import peg_breakdown, peg_points

@@ -7,7 +7,7 @@ ids that cannot be guessed and expire (a full store drops finished and idle game
 room); with ``db`` each is also kept in SQLite after every move
 (:mod:`agents.web.saved_games`), so a restarted server plays it on where it stood.
 
-The lobby offers the built-in bots by the names of :data:`agents.web.words.OPPONENTS`
+The lobby offers the built-in bots by the names of :data:`agents.web.opponents.OPPONENTS`
 (Beginner, Greedy, Expert, Master, Champion), each with a line on how it plays; a request names
 a bot by its label (``expert``, ``ppo:shipped``: what the page sends) or by that name.
 
@@ -44,6 +44,7 @@ from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Redirect
 from fastapi.staticfiles import StaticFiles
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
+from agents.web.opponents import lobby_order, opponent_about, opponent_names
 from agents.web.render import page
 from agents.web.replay import (
     MAX_RECORD_BYTES,
@@ -57,7 +58,6 @@ from agents.web.saved_games import SavedGames
 from agents.web.sessions import Store, UnknownItemError
 from agents.web.table import MoveError, StaleMoveError, Table
 from agents.web.views import lobby_html, replay_html, table_html
-from agents.web.words import lobby_order, opponent_about, opponent_names
 from cribenv import cards as C
 from cribenv.game import Rules
 

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
-from agents.web.words import pair_words, run_words, score_words
+from agents.words import YOU, peg_rows, possessive, score_words, show_rows
 from cribenv import cards as C
 from cribenv.game import (
     Cut,
@@ -34,11 +34,9 @@ from cribenv.game import (
     ShowScored,
     StarterTurned,
 )
-from cribenv.scoring import Breakdown, peg_breakdown
 
 __all__ = ["board_svg", "card_html", "card_words", "describe_event", "log_lines", "muggins_words",
-           "page", "peg_call_html", "peg_history", "peg_rows", "played_line", "show_html",
-           "show_rows", "with_suits"]
+           "page", "peg_call_html", "peg_history", "played_line", "show_html", "with_suits"]
 
 SUIT_SYMBOL = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 SIDE_COLOURS = ("#d62d20", "#0057e7", "#f5b700")
@@ -241,7 +239,7 @@ def _board_words(pegs: Sequence[tuple[int, int]], names: Sequence[str], target: 
 
 def describe_event(event: Any, name: Any) -> str | None:
     """One line of the log for ``event`` (``name(seat)`` names a seat), or None; every score
-    in a player's words (:func:`agents.web.words.score_words`).
+    in a player's words (:func:`agents.words.score_words`).
 
     >>> from cribenv.game import SeriesEnd
     >>> name = {0: "You", 1: "Expert"}.get
@@ -316,46 +314,16 @@ def log_lines(events: Sequence[Any], name: Any) -> list[str]:
     return lines
 
 
-def possessive(name: str) -> str:
-    """``"Your"`` for the person, ``"expert's"`` otherwise."""
-    return "Your" if name == "You" else f"{name}'s"
-
-
 def _s(name: str) -> str:
-    return "" if name == "You" else "s"
+    return "" if name == YOU else "s"
 
 
 def _object(name: str) -> str:
     """``name`` after a preposition: "you" for the person."""
-    return "you" if name == "You" else name
+    return "you" if name == YOU else name
 
 
 # ------------------------------------------------------------------------------ the play
-
-def peg_rows(series: Sequence[int]) -> list[tuple[str, str, int]]:
-    """``(kind, cards, points)`` of everything the last card of ``series`` pegs, like
-    :func:`show_rows` (the go and the last card come later, as
-    :class:`~cribenv.game.SeriesEnd` events).
-
-    >>> peg_rows(C.parse_many("4C 6C 5C"))
-    [('fifteen', '4C+6C+5C', 2), ('run of three', '4C 6C 5C', 3)]
-    """
-    series = list(series)
-    bd = peg_breakdown(series)
-    count = "+".join(C.to_str(c) for c in series)
-    rows = []
-    if bd.fifteen:
-        rows.append(("fifteen", count, bd.fifteen))
-    if bd.thirty_one:
-        rows.append(("31", count, bd.thirty_one))
-    if bd.pair:
-        rows.append((pair_words(bd.pair_count), C.to_str_many(series[-bd.pair_count:]),
-                     bd.pair))
-    if bd.run:
-        rows.append((run_words(bd.run_length), C.to_str_many(series[-bd.run_length:]),
-                     bd.run))
-    return rows
-
 
 def muggins_words(call: Muggins, name: Any) -> str:
     """A Muggins call in a player's words: what the seat claimed, and what the caller took.
@@ -413,24 +381,6 @@ def peg_call_html(events: Sequence[Any], seat: int, name: Any) -> str:
 
 
 # ------------------------------------------------------------------------------ the show
-
-def show_rows(bd: Breakdown) -> list[tuple[str, str, int]]:
-    """``(kind, cards, points)`` of every scoring combination of a show, in the order the web
-    table and the terminal game list them.
-
-    >>> from cribenv.scoring import score_hand_breakdown
-    >>> show_rows(score_hand_breakdown("5H 5S JD 4C", "6D"))[-2:]
-    [('run of 3', '4C 5S 6D', 3), ('nobs', 'JD', 1)]
-    """
-    rows = [("fifteen", "+".join(C.to_str(c) for c in combo), 2) for combo in bd.fifteens]
-    rows += [("pair", C.to_str_many(pair), 2) for pair in bd.pairs]
-    rows += [(f"run of {len(run)}", C.to_str_many(run), len(run)) for run in bd.runs]
-    if bd.flush:
-        rows.append((f"flush of {len(bd.flush)}", C.to_str_many(bd.flush), len(bd.flush)))
-    if bd.nobs is not None:
-        rows.append(("nobs", C.to_str(bd.nobs), 1))
-    return rows
-
 
 def show_html(events: Sequence[Any], name: Any) -> str:
     """Every hand and the crib of a show, each with its combinations listed and its total."""

@@ -9,10 +9,10 @@ not reviewed) values the options:
   throws (:func:`cribenv.discard.analyse_discards`: hand + crib for the dealer, hand - crib for
   the pone); the cost is ``best.expected - chosen.expected``, in points;
 * **a card in the play**: the search agent (``search:ppo:shipped?playouts=200``, the strongest
-  agent of the project) asked at the person's view: its card, and each legal card's mean chance
-  to win over its playouts; the cost is ``max(values) - values[chosen]``, in percentage points
-  of the chance to win. The search is seeded by the game's seed and the move's index, so a
-  review comes out the same every time.
+  agent of the project: :data:`agents.advice.PLAY_SPEC`) asked at the person's view: its card,
+  and each legal card's mean chance to win over its playouts; the cost is ``max(values) -
+  values[chosen]``, in percentage points of the chance to win. The search is seeded by the
+  game's seed and the move's index, so a review comes out the same every time.
 
 The worst three (:attr:`Review.worst`) are ranked on one scale, the chance to win: a discard's
 points are converted at the scores of its hand (:func:`points_as_win`: the win-probability
@@ -35,25 +35,20 @@ two); a 3- or 4-player game gives a review with no decisions and a ``note`` sayi
 
 from __future__ import annotations
 
-import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from agents.advice import search_values, strongest_agent
 from cribenv import cards as C
 from cribenv.discard import analyse_discards
 from cribenv.game import Game, Phase
 
-__all__ = ["PLAY_SPEC", "Review", "Reviewed", "points_as_win", "review_game", "search_values",
-           "strongest_throw"]
+__all__ = ["Review", "Reviewed", "points_as_win", "review_game"]
 
-#: The agent asked about each card of the play (about 10 ms a decision).
-PLAY_SPEC = "search:ppo:shipped?playouts=200"
 WORST = 3
-_searcher: Any = None
-_searcher_lock = threading.RLock()   # one search agent for every review
 
 
 @dataclass(frozen=True)
@@ -155,22 +150,6 @@ def points_as_win(points: float, own: int, other: int, dealer: bool,
     return max(0.0, (mine + theirs) / 2)
 
 
-def _search() -> Any:
-    """The search agent, made once (its policy loaded once); ``None`` where it cannot run
-    (no batched engine: the ``vector`` extra)."""
-    global _searcher
-    with _searcher_lock:
-        if _searcher is None:
-            import importlib.util
-
-            if importlib.util.find_spec("numba") is None:
-                return None
-            from agents.base import make_agent
-
-            _searcher = make_agent(PLAY_SPEC, seed=0)
-        return _searcher
-
-
 def _discard(game: Game, seat: int, move: int, thrown: list[int]) -> Reviewed:
     view = game.view(seat)
     options = analyse_discards(view.hand, is_dealer=view.crib_is_own)
@@ -187,42 +166,6 @@ def _discard(game: Game, seat: int, move: int, thrown: list[int]) -> Reviewed:
         [{"throw": C.to_str_many(o.throw), "keep": C.to_str_many(o.keep), "hand": o.hand_ev,
           "crib": o.crib_ev, "value": o.expected} for o in options],
         list(view.hand), [], 0, None, list(game.scores), view.crib_is_own)
-
-
-def search_values(view: Any, legal: list[int], seed: int, move: int
-                  ) -> tuple[int, dict[int, float]] | None:
-    """The strongest agent's word on a card of the play (:data:`PLAY_SPEC`, seeded by
-    ``[seed, move]`` so the same position gets the same answer): its card and each legal
-    card's mean chance to win (0..1); None where the search does not run (no batched engine,
-    a target other than 121 or 61, or a single legal card)."""
-    with _searcher_lock:   # one agent for every review and advice: seeded afresh each time
-        bot = _search()
-        if bot is None:
-            return None
-        bot.rng = np.random.default_rng([seed, move])
-        card = int(bot.choose(view, legal))
-        if "cards" not in bot.last:
-            return None
-        cards, values = list(bot.last["cards"]), [float(v) for v in bot.last["values"]]
-    return card, dict(zip(cards, values))
-
-
-def strongest_throw(game: Game) -> list[int] | None:
-    """The cards the strongest agent throws from the hand dealt to the seat to act (its
-    network's discard, which weighs the play as well as the show); None without the search
-    (no batched engine)."""
-    with _searcher_lock:
-        bot = _search()
-        if bot is None:
-            return None
-        trial = game.clone()
-        seat = trial.current_player
-        thrown = []
-        while trial.current_player == seat and trial.phase is Phase.DISCARD:
-            card = int(bot.base.choose(trial.view(seat), trial.legal_actions()))
-            thrown.append(card)
-            trial.step(card)
-    return thrown
 
 
 def _play(game: Game, seat: int, move: int, chosen: int, seed: int) -> Reviewed:
@@ -253,7 +196,7 @@ def review_game(record: dict[str, Any], human: int = 0, plays: bool = True) -> R
         review.note = (f"Only 2-player games are reviewed (the discard analysis and the chance "
                        f"to win are worked out for two players); this game had {n}.")
         return review
-    if plays and _search() is None:
+    if plays and strongest_agent() is None:
         plays = False
         review.note = ("The cards of the play are not reviewed here: the search agent needs "
                        "the batched engine (the 'vector' extra). The discards are.")

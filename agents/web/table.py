@@ -26,16 +26,15 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
+from agents.advice import Advice, Decision, advice_summary, advise, throw_key
 from agents.arena import BotFailure, IllegalAgentActionError, run_game
 from agents.base import make_agent
-from agents.expert import ExpertAgent
+from agents.web.opponents import opponent_name
 from agents.web.review import Review, review_game
-from agents.web.words import opponent_name, score_words
+from agents.words import seat_names
 from cribenv import cards as C
-from cribenv.discard import analyse_discards, discard_evs
 from cribenv.game import (
     Dealt,
     Game,
@@ -44,11 +43,8 @@ from cribenv.game import (
     PlayerView,
     Rules,
 )
-from cribenv.scoring import peg_breakdown
 
-__all__ = ["Advice", "Decision", "MoveError", "StaleMoveError", "Table", "advice_summary",
-           "describe_peg", "discard_advice", "play_advice", "strongest_play_advice",
-           "throw_key"]
+__all__ = ["MoveError", "StaleMoveError", "Table", "hand_events"]
 
 TABLE_FORMAT = "cribenv-table/1"
 log = logging.getLogger(__name__)
@@ -70,175 +66,11 @@ class StaleMoveError(MoveError):
     """A move made for an earlier position (a double click, a replayed request, an old page)."""
 
 
-@dataclass
-class Advice:
-    """The advisor's word on one decision: the options with their values (best first), the
-    card(s) it recommends and a one-line reason. ``values`` maps an option key (the thrown or
-    laid cards as a string, e.g. ``"5H 5S"``) to its value in ``unit``: ``"points"``
-    (expected points) or ``"win"`` (the chance to win, in percent)."""
-
-    kind: str                     # "discard" or "play"
-    best: str
-    reason: str
-    options: list[dict[str, Any]]
-    values: dict[str, float] = field(default_factory=dict)
-    unit: str = "points"
-    champion: str | None = None   # the discard: the strongest agent's throw (it counts the play)
-
-
-def discard_advice(view: PlayerView) -> Advice:
-    """Every throw of the cards dealt to ``view``'s seat valued: the exact expected points of
-    the hand and the crib (the ``discard`` analysis; 3/4 players:
-    :func:`cribenv.discard.discard_evs` for one card) and, with 2 players, the play: the
-    expected pegging differential of the kept cards (:mod:`agents.peg_values`, learned from
-    self-play, as the expert counts it). ``value`` is their sum.
-
-    >>> from cribenv.game import Deal
-    >>> deal = Deal(0, ["5S 4S 2S 8D 6H 8C", "AH 2H 3H 7D 9D KS"], "5D")
-    >>> advice = discard_advice(Game(Rules(), seed=0, deals=[deal]).view(0))
-    >>> best = advice.options[0]
-    >>> advice.best, round(best["hand"], 3), round(best["play"], 2)   # the dealer throws 88
-    ('8C 8D', 8.5, 1.99)
-    """
-    own = view.own_cards
-    crib_sign = 1.0 if view.crib_is_own else -1.0
-    options = []
-    if view.num_players == 2:
-        from agents.peg_values import shipped
-
-        pegging = shipped()
-        for opt in analyse_discards(own, is_dealer=view.crib_is_own):
-            play = pegging.value(opt.keep, view.crib_is_own)
-            options.append({"throw": C.to_str_many(opt.throw), "keep": C.to_str_many(opt.keep),
-                            "hand": opt.hand_ev, "crib": opt.crib_ev, "play": play,
-                            "value": opt.expected + play})
-    else:
-        keeps, throws, hand_ev, crib_ev = discard_evs(own, None, view.discards_per_player)
-        for keep, throw, h, c in zip(keeps, throws, hand_ev, crib_ev):
-            options.append({"throw": C.to_str_many(throw), "keep": C.to_str_many(keep),
-                            "hand": h, "crib": c, "value": h + crib_sign * c})
-    options.sort(key=lambda o: (-o["value"], -o["hand"], o["throw"]))
-    best = options[0]
-    whose = "your" if view.crib_is_own else "the opponent's"
-    play = (f", {best['play']:+.2f} in the play (the kept cards' learned pegging)"
-            if "play" in best else "")
-    reason = (f"keep {best['keep']}: {best['hand']:.2f} expected in hand, "
-              f"{'+' if view.crib_is_own else '-'}{best['crib']:.2f} in {whose} crib{play} "
-              "(the show exact over every starter and random crib cards)")
-    return Advice("discard", best["throw"], reason, options,
-                  {o["throw"]: o["value"] for o in options})
-
-
-def play_advice(view: PlayerView, legal: list[int]) -> Advice:
-    """The expert bot's choice in the play and why: each legal card with the points it pegs now
-    and the expert's value of it (points now, minus the expected reply, plus what follows)."""
-    expert = ExpertAgent()
-    values = expert.play_values(view, legal)
-    choice = expert.play(view, legal)
-    series = view.series_cards
-    options = []
-    for card, (value, now) in zip(legal, values):
-        options.append({"card": C.to_str(card), "now": now, "value": value,
-                        "how": describe_peg([*series, card]) if now else ""})
-    options.sort(key=lambda o: -o["value"])
-    best = next(o for o in options if o["card"] == C.to_str(choice))
-    if best["value"] >= 1000:
-        reason = f"{best['card']} pegs out"
-    elif best["now"]:
-        reason = f"{best['card']} pegs {best['now']} now ({best['how']})"
-    else:
-        reason = f"{best['card']} pegs nothing now but risks the least against the reply"
-    reason += f"; value {best['value']:+.2f} expected points"
-    return Advice("play", best["card"], reason, options,
-                  {o["card"]: o["value"] for o in options})
-
-
-def strongest_play_advice(view: PlayerView, legal: list[int], seed: int, move: int
-                          ) -> Advice | None:
-    """The strongest agent's choice in the play (the Champion's search,
-    :func:`agents.web.review.search_values`, 2 players): each legal card with the points it
-    pegs now and its chance to win over the search's playouts, in percent. None where the
-    search cannot run (3 or 4 players, or no batched engine): :func:`play_advice` then."""
-    if view.num_players != 2:
-        return None
-    from agents.web.review import search_values
-
-    got = search_values(view, legal, seed, move)
-    if got is None:
-        return None
-    choice, win = got
-    series = view.series_cards
-    options = []
-    for card in legal:
-        now = peg_breakdown([*series, card]).total
-        options.append({"card": C.to_str(card), "now": now, "value": 100.0 * win[card],
-                        "how": describe_peg([*series, card]) if now else ""})
-    options.sort(key=lambda o: (-o["value"], o["card"] != C.to_str(choice)))
-    best = next(o for o in options if o["card"] == C.to_str(choice))
-    reason = (f"the Champion lays {best['card']}: {best['value']:.1f}% to win over its playouts"
-              + (f"; it pegs {best['now']} now ({best['how']})" if best["now"] else ""))
-    return Advice("play", best["card"], reason, options,
-                  {o["card"]: o["value"] for o in options}, unit="win")
-
-
-def describe_peg(series: Sequence[int]) -> str:
-    """What the last card of ``series`` pegs, in a player's words (go and last card excluded;
-    :func:`agents.web.words.score_words`).
-
-    >>> describe_peg(C.parse_many("4C 6C 5C"))
-    'fifteen for 2 and a run of three for 3'
-    """
-    return score_words(peg_breakdown(list(series)))
-
-
-@dataclass
-class Decision:
-    """One decision of the person: what they chose and what the advisor said."""
-
-    hand_number: int
-    kind: str
-    chosen: str
-    advice: Advice
-
-    @property
-    def loss(self) -> float:
-        """Expected points given up against the advice (0 when the advice was followed)."""
-        values = self.advice.values
-        return max(0.0, values[self.advice.best] - values.get(self.chosen, values[
-            self.advice.best]))
-
-
-def advice_summary(decisions: Sequence[Decision]) -> dict[str, Any]:
-    """How many ``decisions`` followed the advice, the expected points given up in the discard,
-    in the play and in all (``play_win``: the chance to win given up in the play, in
-    percentage points, where the strongest agent advised), and the three costliest decisions
-    by points (``worst``)."""
-    by_kind = {"discard": 0.0, "play": 0.0, "play_win": 0.0}
-    followed = 0
-    for d in decisions:
-        by_kind[d.kind if d.advice.unit == "points" else f"{d.kind}_win"] += d.loss
-        followed += d.loss < 1e-9
-    in_points = [d for d in decisions if d.advice.unit == "points"]
-    return {"decisions": len(decisions), "followed": followed,
-            "discard": by_kind["discard"], "play": by_kind["play"],
-            "play_win": by_kind["play_win"], "total": by_kind["discard"] + by_kind["play"],
-            "worst": sorted(in_points, key=lambda d: -d.loss)[:3]}
-
-
-def throw_key(advice: Advice, ids: Sequence[int]) -> str:
-    """The advice's key for the throw ``ids`` (the options list cards in dealt order)."""
-    want = set(ids)
-    for key in advice.values:
-        if set(C.parse_many(key)) == want:
-            return key
-    return C.to_str_many(ids)
-
-
 class Table:
     """A person in seat ``human`` against ``bot`` (a name or a factory ``seed -> bot``) in the
     other seats; ``bot_label`` is the name the server offers it under (the bot's spec by
     default), ``bot_name`` the name the person sees (a built-in bot's name, e.g. "Expert" for
-    ``expert``, else the label: :func:`agents.web.words.opponent_name`). ``stage`` is what
+    ``expert``, else the label: :func:`agents.web.opponents.opponent_name`). ``stage`` is what
     the page shows: ``cut`` (the cut for first deal), ``discard`` or ``play`` (the person's
     decision), ``count`` (Muggins: the play is over and the person counts their hand, and
     their crib when they deal, with every card turned), ``show`` (a hand was counted;
@@ -353,45 +185,17 @@ class Table:
         return hand_events(self.game, hand_number)
 
     def advice(self) -> Advice | None:
-        """The advisor's word on the person's current decision (None without one, or off)."""
+        """The advisor's word on the person's current decision (None without one, or off):
+        :func:`agents.advice.advise`."""
         if not self.advice_on or self.stage not in ("discard", "play"):
             return None
-        view = self.view()
-        if self.stage == "discard":
-            if view.discards:   # 3/4 players lay one card: the advice was for the dealt hand
-                return None
-            advice = discard_advice(view)
-            if view.num_players == 2:
-                from agents.web.review import strongest_throw
-
-                thrown = self._champion(strongest_throw, self.game)
-                if thrown is not None:
-                    advice.champion = throw_key(advice, thrown)
-                    advice.reason += (f". The Champion throws {advice.champion}: its network "
-                                      "weighs the play as well as the show")
-            return advice
-        legal = self.game.legal_actions()
-        return (self._champion(strongest_play_advice, view, legal, self.seed or 0,
-                               len(self.game.actions))
-                or play_advice(view, legal))
-
-    def _champion(self, advise: Callable[..., Any], *args: Any) -> Any:
-        """The strongest agent's word (it searches), ``None`` should it fail: the advice is
-        then the expert's alone, and the game goes on."""
-        try:
-            return advise(*args)
-        except Exception:   # the search (its engine, its memory): logged, not a 500
-            log.exception("cribenv serve: the Champion's advice failed")
-            return None
+        return advise(self.game, self.human, self.seed or 0)
 
     def seat_names(self) -> list[str]:
-        """Each seat as the person sees it: "You", the bot's name (with its seat when there
-        are several bots, "partner" for a 4-player partner)."""
-        from agents.web.views import seat_namer
-
-        n = self.rules.num_players
-        name = seat_namer(n, self.human, [self.bot_name] * n)
-        return [name(s) for s in range(n)]
+        """Each seat as the person sees it (:func:`agents.words.seat_names`): "You", the
+        bot's name (with its place when there are several bots, "partner" for a 4-player
+        partner)."""
+        return seat_names(self.rules.num_players, self.human, self.bot_name)
 
     def game_record(self) -> dict[str, Any]:
         """The finished game's :meth:`Game.to_record` (what a replay opens), with the seats'

@@ -12,6 +12,8 @@ from collections.abc import Callable, Mapping, Sequence
 from html import escape
 from typing import Any
 
+from agents.advice import Advice
+from agents.web.opponents import forfeit_words
 from agents.web.render import (
     back_html,
     board_svg,
@@ -23,12 +25,11 @@ from agents.web.render import (
     peg_call_html,
     peg_history,
     played_line,
-    possessive,
     show_html,
     with_suits,
 )
-from agents.web.table import Advice, Table, hand_events
-from agents.web.words import forfeit_words, score_words
+from agents.web.table import Table, hand_events
+from agents.words import possessive, score_words, seat_names, side_names
 from cribenv import cards as C
 from cribenv.game import (
     Cut,
@@ -44,32 +45,10 @@ from cribenv.game import (
     StarterTurned,
 )
 
-__all__ = ["how_it_ended", "lobby_html", "replay_html", "said_since_your_card", "seat_namer",
-           "side_names", "table_html", "throw_table"]
+__all__ = ["how_it_ended", "lobby_html", "replay_html", "said_since_your_card", "table_html",
+           "throw_table"]
 
 GAME_POINTS = {1: "a win", 2: "a skunk", 3: "a double skunk"}
-
-
-def seat_namer(num_players: int, human: int | None, labels: Sequence[str]) -> Callable[[int],
-                                                                                      str]:
-    """``name(seat)``: "You" for the person, the bot's label (with its seat when there are
-    several bots, "partner" for a 4-player partner) otherwise."""
-    def name(seat: int) -> str:
-        if seat == human:
-            return "You"
-        label = labels[seat]
-        if human is not None and num_players == 4 and seat % 2 == human % 2:
-            return f"{label} (partner)"
-        if human is not None and num_players > 2:
-            return f"{label} {seat + 1}"
-        return label
-    return name
-
-
-def side_names(num_players: int, name: Callable[[int], str]) -> list[str]:
-    if num_players == 4:
-        return [f"{name(0)} & {name(2)}", f"{name(1)} & {name(3)}"]
-    return [name(s) for s in range(num_players)]
 
 
 def _hand_state(events: Sequence[Any]) -> dict[str, Any]:
@@ -392,9 +371,9 @@ def table_html(table: Table, key: str) -> str:
     """The whole table of a game in progress (the part of the page the script replaces)."""
     game = table.game
     rules = table.rules
-    labels = [table.bot_name] * rules.num_players
-    name = seat_namer(rules.num_players, table.human, labels)
-    sides = side_names(rules.num_players, name)
+    names = table.seat_names()
+    name = names.__getitem__
+    sides = side_names(names)
     stage = table.stage
     shown_hand = table.show_hand if stage in ("show", "over") else game.hand_number
     events = table.hand_events(shown_hand)
@@ -543,8 +522,9 @@ def replay_html(game: Game, step: int, total: int, labels: Sequence[str], key: s
     (``download``: a file to save, not a page)."""
     base = base if base is not None else f"/replay/{key}"
     rules = game.rules
-    name = seat_namer(rules.num_players, None, labels)
-    sides = side_names(rules.num_players, name)
+    names = seat_names(rules.num_players, None, labels)
+    name = names.__getitem__
+    sides = side_names(names)
     hand = game.hand_number
     events = hand_events(game, hand)
     hands = {s: sorted(game.hands[s]) for s in range(rules.num_players)}

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 
+from agents.advice import Decision, advice_summary, discard_advice, play_advice, throw_key
+from agents.words import YOU, bot_name, possessive, seat_names, show_rows, side_names
 from cribenv import cards
 from cribenv.game import (
     Cut,
@@ -20,7 +21,6 @@ from cribenv.game import (
     SeriesEnd,
     ShowScored,
     StarterTurned,
-    seat_side,
 )
 
 
@@ -43,47 +43,22 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "points given up against the advice")
 
 
-YOU = "You"
-
-
-def bot_name(spec: str) -> str:
-    """What the log calls a bot: its spec when that is a word (``"expert"``), else ``"the
-    bot"`` (``ppo:runs/quick/policy.safetensors`` would read "Ppo:runs/quick/...'s hand").
-
-    >>> bot_name("expert"), bot_name("ppo:runs/quick/policy.safetensors")
-    ('expert', 'the bot')
-    """
-    return spec if re.fullmatch(r"[A-Za-z][\w-]*", spec) else "the bot"
-
-
-def seat_names(num_players: int, human: int, bot: str = "bot") -> list[str]:
-    """What the log calls each seat: ``"You"``, and the bots by :func:`bot_name` of the spec
-    chosen (``"expert"``), with their seat where there are several (``"expert (seat 2)"``)."""
-    bot = bot_name(bot)
-    return [YOU if s == human else bot if num_players == 2 else f"{bot} (seat {s})"
-            for s in range(num_players)]
-
-
 def _says(seat: int, names, you: str, bot: str) -> str:
     """``"You score"`` / ``"expert scores"``: the name and the verb that agrees with it."""
     return f"{names[seat]} {you if names[seat] == YOU else bot}"
 
 
 def _possessive(seat: int, names) -> str:
-    return "your" if names[seat] == YOU else f"{names[seat]}'s"
-
-
-def side_names(side: int, names) -> str:
-    """The players of a scoring side: ``"You"``, ``"expert"``, ``"You & expert (seat 2)"``."""
-    return " & ".join(n for s, n in enumerate(names) if seat_side(s, len(names)) == side)
+    return "your" if names[seat] == YOU else possessive(names[seat])
 
 
 def _scores(scores, names) -> str:
-    return " | ".join(f"{side_names(i, names)} {s}" for i, s in enumerate(scores))
+    return " | ".join(f"{side} {s}" for side, s in zip(side_names(names), scores))
 
 
 def describe(event: Event, names) -> str | None:
-    """One line for the log, in a card player's words (``names``: :func:`seat_names`), or None
+    """One line for the log, in a card player's words (``names``: the seats'
+    :func:`~agents.words.seat_names`, with their seat numbers), or None
     for events the table already shows."""
     if isinstance(event, Cut):
         rounds = "; a tie, cut again: ".join(
@@ -103,8 +78,6 @@ def describe(event: Event, names) -> str | None:
     if isinstance(event, SeriesEnd) and event.points:
         return f"{_says(event.seat, names, 'score', 'scores')} {event.points} for {event.reason}"
     if isinstance(event, ShowScored):   # every combination listed, as the web table does
-        from agents.web.render import show_rows
-
         what = "crib" if event.is_crib else "hand"
         whose = _possessive(event.seat, names)
         rows = show_rows(event.breakdown) or [("nothing", "(a nineteen)", 0)]
@@ -115,7 +88,7 @@ def describe(event: Event, names) -> str | None:
     if isinstance(event, GameOver):
         if event.winner is None:
             return f"Game over: {_scores(event.scores, names)}"
-        who = side_names(event.winner, names)
+        who = side_names(names)[event.winner]
         verb = "win" if who == YOU or " & " in who else "wins"
         skunk = {2: ", a skunk (2 game points)", 3: ", a double skunk (3 game points)"}
         return (f"Game over: {who} {verb}, {_scores(event.scores, names)}"
@@ -158,11 +131,11 @@ class Human:
     def __init__(self, game: Game, seat: int, input_fn, out, advice: bool = False,
                  bot: str = "bot") -> None:
         self.game, self.seat, self.input_fn, self.out = game, seat, input_fn, out
-        self.names = seat_names(game.num_players, seat, bot)
+        self.names = seat_names(game.num_players, seat, bot_name(bot), seat_numbers=True)
         self.seen = 0
         self.pending: list[int] = []   # the rest of a throw typed on one line
         self.advice = advice
-        self.decisions: list = []     # agents.web.table.Decision, with advice on
+        self.decisions: list[Decision] = []     # with advice on
         self._throw: tuple | None = None   # the discard's advice and the cards laid so far
 
     def flush_log(self) -> None:
@@ -182,8 +155,6 @@ class Human:
 
     def _advise(self, view: PlayerView, legal: list[int]):
         """Print the advisor's word on this decision (once per throw in the discard)."""
-        from agents.web.table import discard_advice, play_advice
-
         self.flush_log()
         if view.phase is Phase.DISCARD:
             if view.discards and self._throw is not None:
@@ -202,8 +173,6 @@ class Human:
         return advice
 
     def _note(self, advice, view: PlayerView, card: int) -> None:
-        from agents.web.table import Decision, throw_key
-
         if advice.kind == "play":
             self.decisions.append(Decision(view.hand_number, "play", cards.to_str(card), advice))
             return
@@ -217,8 +186,6 @@ class Human:
 
     def summary(self) -> str:
         """The points given up against the advice, as the web table's result lists them."""
-        from agents.web.table import advice_summary
-
         s = advice_summary(self.decisions)
         return (f"Advice: {s['followed']} of {s['decisions']} decisions followed it; expected "
                 f"points given up: {s['discard']:.2f} in the discard, {s['play']:.2f} in the "

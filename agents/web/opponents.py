@@ -1,24 +1,5 @@
-"""The table's words: what a card, a go or the starter scores, said as a player says it, and
-the bots by the names the person sees.
-
-:func:`score_words` is the one place the web table puts a pegging score into words (the log,
-the play panel, the advice); it reads the engine's own parts of the score
-(:attr:`Played.breakdown <cribenv.game.Played.breakdown>`, :class:`~cribenv.game.SeriesEnd`,
-:attr:`StarterTurned.heels <cribenv.game.StarterTurned>`):
-
-    >>> from cribenv import cards as C
-    >>> from cribenv.game import SeriesEnd
-    >>> from cribenv.scoring import peg_breakdown
-    >>> score_words(peg_breakdown(C.parse_many("7C 8D")))
-    'fifteen for 2'
-    >>> score_words(peg_breakdown(C.parse_many("3C 6D 6S")))
-    'fifteen for 2 and a pair for 2'
-    >>> score_words(peg_breakdown(C.parse_many("KC 9D 4H 3S 5C")), SeriesEnd(0, 0, "31"))
-    '31 for 2 and a run of three for 3'
-    >>> score_words(peg_breakdown(C.parse_many("8D 8S")), SeriesEnd(1, 1, "last card"))
-    'pair for 2 and last card for 1'
-    >>> score_words(peg_breakdown(C.parse_many("2C")))   # nothing scored
-    ''
+"""The bots as the person at the web table meets them: their names, a line on how each
+plays, the lobby's order, and why one forfeited.
 
 :data:`OPPONENTS` are the built-in bots as the lobby offers them, weakest first;
 :func:`opponent_name` names a bot offered under a label.
@@ -35,73 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
-from cribenv.game import Played, SeriesEnd, StarterTurned
-from cribenv.scoring import PegBreakdown
+__all__ = ["FORFEIT_WORDS", "OPPONENTS", "Opponent", "forfeit_words", "lobby_order",
+           "opponent_about", "opponent_name", "opponent_names"]
 
-__all__ = ["OPPONENTS", "Opponent", "opponent_name", "pair_words", "run_words",
-           "score_parts", "score_words"]
-
-NUMBER_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven"}
-PAIR_WORDS = {2: "pair", 3: "pair royal", 4: "double pair royal"}
-NOUNS = ("pair", "pair royal", "double pair royal", "run")   # "and a pair for 2"
-
-
-def pair_words(cards: int) -> str:
-    """``"pair"``, ``"pair royal"`` or ``"double pair royal"`` for 2, 3 or 4 of a rank."""
-    return PAIR_WORDS[cards]
-
-
-def run_words(length: int) -> str:
-    """``"run of three"`` .. ``"run of seven"`` (the longest run the play allows)."""
-    return f"run of {NUMBER_WORDS.get(length, str(length))}"
-
-
-def score_parts(score: Any) -> list[tuple[str, int]]:
-    """The parts of one score as ``(words, points)``: ``score`` is a
-    :class:`~cribenv.scoring.PegBreakdown` or a :class:`~cribenv.game.Played` (what a card
-    pegs: fifteen, 31, pairs, runs), a :class:`~cribenv.game.SeriesEnd` (the go or the last
-    card; the 31's points are the card's) or a :class:`~cribenv.game.StarterTurned` (his
-    heels). Nothing scored: ``[]``."""
-    if type(score) is Played:
-        score = score.breakdown
-    if isinstance(score, PegBreakdown):
-        parts = []
-        if score.fifteen:
-            parts.append(("fifteen", score.fifteen))
-        if score.thirty_one:
-            parts.append(("31", score.thirty_one))
-        if score.pair:
-            parts.append((pair_words(score.pair_count), score.pair))
-        if score.run:
-            parts.append((run_words(score.run_length), score.run))
-        return parts
-    if type(score) is SeriesEnd:
-        return [(score.reason, score.points)] if score.points else []
-    if type(score) is StarterTurned:
-        return [("his heels", score.heels)] if score.heels else []
-    raise TypeError(f"not a score: {score!r}")
-
-
-def score_words(*scores: Any) -> str:
-    """Every part of ``scores`` (see :func:`score_parts`; a card and the go or last card it
-    earned, say) in a player's words: ``"fifteen for 2"``, ``"pair for 2"``, ``"pair royal for
-    6"``, ``"double pair royal for 12"``, ``"run of three for 3"``, ``"31 for 2"``, ``"go for
-    1"``, ``"last card for 1"``, ``"his heels for 2"``; several are joined with commas and
-    "and", a pair or a run after the first with "a" (``"fifteen for 2 and a pair for 2"``).
-    ``""`` when nothing scored."""
-    parts = [part for score in scores for part in score_parts(score)]
-    said = []
-    for i, (what, points) in enumerate(parts):
-        article = "a " if i and what.split(" of ")[0] in NOUNS else ""
-        said.append(f"{article}{what} for {points}")
-    if len(said) <= 1:
-        return "".join(said)
-    return ", ".join(said[:-1]) + " and " + said[-1]
-
-
-# ------------------------------------------------------------------------------ the bots
 
 @dataclass(frozen=True)
 class Opponent:
