@@ -4,6 +4,7 @@ row kept exactly once)."""
 
 from __future__ import annotations
 
+import argparse
 import csv
 import json
 from pathlib import Path
@@ -14,7 +15,7 @@ from cribenv.cli import main
 from train.config import TrainConfig
 from train.selfplay_config import SelfPlayConfig
 
-SB3 = ["--backend", "sb3", "--n-envs", "2", "--n-steps", "64", "--batch-size", "64",
+SB3 = ["--backend", "sb3", "--n-games", "2", "--n-steps", "64", "--minibatch-size", "64",
        "--n-epochs", "1", "--net-arch", "16", "--heuristics", "random", "--eval-games", "2",
        "--eval-every", "128", "--snapshot-every", "256", "--checkpoint-every", "256",
        "--pool-size", "3", "--no-progress"]
@@ -242,10 +243,10 @@ def test_train_help_says_which_resume_unpickles(capsys):
     ({"total_steps": True}, [], "total_steps must be an integer, got True"),
     ({"seed": 1.5}, [], "seed must be an integer"),
     ({"skunks": "no"}, [], "skunks must be true or false, got 'no'"),
-    ({"net_arch": []}, [], "net_arch must list 1 to 16 layer widths"),
+    ({"net_arch": []}, [], "net_arch must be a list of 1 to 16 layer widths"),
     ({"heuristics": "greedy"}, [], "heuristics must be a list"),
-    ({"gamma": 5}, [], "gamma must be <= 1"),
-    ({"gamma": -1}, [], "gamma must be >= 0"),
+    ({"gamma": 5}, [], "gamma must be in [0, 1], got 5.0"),
+    ({"gamma": -1}, [], "gamma must be in [0, 1], got -1.0"),
     ({"gae_lambda": float("nan")}, [], "gae_lambda must be a finite number"),
     ({"ent_coef": float("inf")}, [], "ent_coef must be a finite number"),
     ({"pool_priority": float("nan")}, [], "pool_priority must be a finite number"),
@@ -255,20 +256,21 @@ def test_train_help_says_which_resume_unpickles(capsys):
     ({"target_kl": -1}, [], "target_kl must be >= 0"),
     ({}, ["--gamma", "nan"], "gamma must be a finite number"),
     ({}, ["--learning-rate", "inf"], "learning_rate must be a finite number"),
-    ({}, ["--net-arch", "-3"], "net_arch must list 1 to 16 layer widths, each from 1 to 8192"),
+    ({}, ["--net-arch", "-3"],
+     "net_arch must be a list of 1 to 16 layer widths, each from 1 to 8192"),
     ({}, ["--net-arch", "0"], "net_arch"),
-    ({}, ["--clip-range", "-1"], "clip_range must be > 0"),
+    ({}, ["--clip-range", "-1"], "clip_range must be in (0, 10], got -1.0"),
     ({}, ["--time-limit", "-5"], "time_limit must be >= 0"),
     ({}, ["--seed", "-1"], "seed must be >= 0"),
     ({}, ["--device", "tpu"], "device must be 'cpu', 'cuda'"),
     # sizes that once went on to allocate 240 GB (a traceback) or ran out of memory slowly
     ({}, ["--net-arch", "100000000"], "each from 1 to 8192, got [100000000]"),
-    ({"card_arch": [64] * 17}, [], "card_arch must list 1 to 16 layer widths"),
+    ({"card_arch": [64] * 17}, [], "card_arch must be a list of 1 to 16 layer widths"),
     ({}, ["--card-dim", "100000000"], "card_dim must be <= 8192"),
     ({}, ["--n-games", "1000000000"], "n_games must be <= 65536"),
     ({}, ["--eval-games", "100000000000"], "eval_games must be <= 10000000"),
     ({}, ["--n-games", "65536", "--n-steps", "65536"], "n_games x n_steps must be <= 2,097,152"),
-    ({}, ["--backend", "sb3", "--n-envs", "4096", "--n-steps", "65536"], "n_envs x n_steps"),
+    ({}, ["--backend", "sb3", "--n-games", "4096", "--n-steps", "65536"], "n_games x n_steps"),
 ])
 def test_bad_settings_are_refused_before_anything_is_written(capsys, tmp_path, settings, flags,
                                                             words):
@@ -288,7 +290,7 @@ def test_every_backend_checks_its_settings_by_the_same_table(capsys, tmp_path, b
     config.write_text(json.dumps({"gamma": 5}))
     status, _, err = cli(capsys, "train", "--backend", backend, "--config", str(config),
                          "--run-dir", str(tmp_path / "run"))
-    assert status == 2 and "gamma must be <= 1" in err, err
+    assert status == 2 and "gamma must be in [0, 1]" in err, err
 
 
 @pytest.mark.parametrize("change", [{"step": -50}, {"step": "abc"}, {"step": None},
@@ -439,3 +441,62 @@ def test_a_library_error_with_room_left_is_not_called_a_full_disk(tmp_path):
 
     exc = RuntimeError("something else")
     assert as_disk_error(exc, tmp_path / "x.zip") is exc   # tmp_path has room
+
+
+# -------------------------------------------------------- each backend's own flags
+def train_help(capsys, *argv: str) -> str:
+    with pytest.raises(SystemExit) as exc:
+        main(["train", *argv])
+    assert exc.value.code == 0
+    return capsys.readouterr().out
+
+
+@pytest.mark.parametrize("backend,has,lacks", [
+    ("selfplay", ["--reward {win,points,mix}", "--engine-threads", "--policy {mlp,cards,keeps,"],
+     ["--bc-games", "--num-env-runners", "--address ADDRESS", "--activation"]),
+    ("sb3", ["--reward {win,points}", "--num-players {2}", "--bc-games", "--n-games",
+             "--minibatch-size", "--activation {relu,tanh}"],
+     ["mix", "--engine-threads", "--n-envs", "--batch-size", "--num-env-runners",
+      "--address ADDRESS"]),
+    ("rllib", ["--reward {win,points}", "--num-env-runners", "--train-batch-size",
+               "--address ADDRESS"],
+     ["mix", "--threads", "--policy", "--n-games", "--bc-games", "--eval-every"]),
+])
+def test_train_help_lists_the_backends_settings_with_its_defaults(capsys, backend, has, lacks):
+    """``cribenv train --backend X --help``: X's settings, defaults and choices only (the
+    settings of every backend first), whichever side of --help --backend is given."""
+    out = train_help(capsys, "--backend", backend, "--help")
+    assert out == train_help(capsys, "--help", f"--backend={backend}")
+    text = " ".join(out.split())
+    for words in has:
+        assert words in text, words
+    for words in lacks:
+        assert words not in text, words
+    assert f"settings of every backend ({backend} defaults)" in text
+    assert f"settings of the {backend} backend" in text
+    reward = text.split("--reward ")[1].split("--shaping")[0]
+    assert reward.endswith(f"(default {'points' if backend == 'selfplay' else 'win'}) ")
+
+
+def test_train_help_without_a_backend_is_the_selfplay_one(capsys):
+    assert train_help(capsys, "--help") == train_help(capsys, "--backend", "selfplay", "--help")
+
+
+def test_a_choice_the_backend_refuses_is_an_argument_error(capsys, tmp_path):
+    with pytest.raises(SystemExit) as exc:
+        main(["train", "--backend", "sb3", "--reward", "mix", "--run-dir", str(tmp_path / "r")])
+    assert exc.value.code == 2
+    assert "invalid choice: 'mix'" in capsys.readouterr().err
+    assert not (tmp_path / "r").exists()
+
+
+def test_the_old_names_of_renamed_flags_still_work_with_a_warning(tmp_path):
+    from train.command import build_config, configure
+
+    parser = argparse.ArgumentParser(prog="cribenv train")
+    configure(parser)
+    with pytest.warns(FutureWarning, match="--n-envs is now called --n-games"):
+        args = parser.parse_args(["--backend", "sb3", "--run-dir", str(tmp_path), "--n-envs",
+                                  "4", "--batch-size", "32"])
+    config = build_config(args)
+    assert (config.n_games, config.minibatch_size) == (4, 32)

@@ -436,10 +436,11 @@ def test_resume_with_nothing_left_says_so(tmp_path):
 
 @pytest.mark.parametrize("head", ["mlp", "cards", "keeps"])
 def test_rollouts_sample_from_the_policy_the_update_trains(tmp_path, head):
-    """With a learning rate of 0 the policy never moves, so the log-probabilities recomputed
-    in the update equal the ones the rollouts drew with: every update's KL and clip fraction
-    are 0. (A rollout path that skipped the throw head failed this with KL ~0.05.)"""
-    train(tiny(policy=head, learning_rate=0.0, total_steps=512, n_epochs=2), tmp_path / "r",
+    """With a learning rate of 1e-30 (the smallest allowed is above 0) the policy does not
+    move, so the log-probabilities recomputed in the update equal the ones the rollouts drew
+    with: every update's KL and clip fraction are 0. (A rollout path that skipped the throw
+    head failed this with KL ~0.05.)"""
+    train(tiny(policy=head, learning_rate=1e-30, total_steps=512, n_epochs=2), tmp_path / "r",
           progress=False, log=lambda s: None)
     rows = _columns(tmp_path / "r" / "logs" / "progress.csv")
     assert len(rows) >= 3

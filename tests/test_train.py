@@ -22,7 +22,7 @@ from train.checkpoints import CheckpointError  # noqa: E402
 from train.config import TrainConfig  # noqa: E402
 from train.sb3_trainer import train  # noqa: E402
 
-TINY = dict(n_envs=2, n_steps=64, batch_size=64, n_epochs=1, net_arch=[16], threads=1,
+TINY = dict(n_games=2, n_steps=64, minibatch_size=64, n_epochs=1, net_arch=[16], threads=1,
             heuristics=["random"], eval_games=2, eval_every=256, snapshot_every=256,
             checkpoint_every=128, pool_size=3)
 

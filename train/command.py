@@ -1,35 +1,47 @@
-"""``cribenv train``: self-play PPO with progress, checkpoints and resume."""
+"""``cribenv train``: self-play PPO with progress, checkpoints and resume.
+
+The flags are the settings of the backend chosen with ``--backend`` (read from the command line
+before the flags are made), with that backend's defaults and choices: ``cribenv train --backend
+sb3 --help`` lists sb3's."""
 
 from __future__ import annotations
 
 import argparse
-from dataclasses import fields
+import sys
+import warnings
 from pathlib import Path
 
 from cribenv.checks import writable_dir
 from train.checkpoints import read_checkpoint, resume_settings, saved_settings
-from train.config import TrainConfig, help_of, read_settings
-from train.selfplay_config import SelfPlayConfig
+from train.settings import Setting, described, read_settings
 
 BACKENDS = ("selfplay", "sb3", "rllib")
+
+
+def settings_class(name: str) -> type:
+    """The settings dataclass of the backend ``name`` (torch-free)."""
+    if name == "sb3":
+        from train.config import TrainConfig
+        return TrainConfig
+    if name == "rllib":
+        from train.rllib_config import RLlibConfig
+        return RLlibConfig
+    from train.selfplay_config import SelfPlayConfig
+    return SelfPlayConfig
 
 
 def _backend(name: str):
     """(settings dataclass, train function) of ``--backend``."""
     if name == "sb3":
         from train.sb3_trainer import train
-        return TrainConfig, train
-    if name == "rllib":
-        from train.rllib_config import RLlibConfig
+    elif name == "rllib":
         from train.rllib_trainer import train
-        return RLlibConfig, train
-    from train.selfplay import train
-    return SelfPlayConfig, train
+    else:
+        from train.selfplay import train
+    return settings_class(name), train
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    from train.rllib_config import RLlibConfig
-
     parser.description = (
         "Self-play PPO. The default backend 'selfplay' is masked PPO in torch on the batched "
         "engine (the learner plays every seat of a share of the games, snapshots of itself the "
@@ -43,13 +55,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "(SB3's model.zip archive): resume only runs you made. Policy files (.safetensors) "
         "are weights and JSON only.")
     parser.epilog = ("Example: cribenv train --run-dir runs/quick --total-steps 200000 "
-                     "(then: cribenv train --run-dir runs/quick --resume). Settings shown with "
-                     "the selfplay defaults; settings of one backend only are marked.")
+                     "(then: cribenv train --run-dir runs/quick --resume). The settings listed "
+                     "are those of --backend, with its defaults: cribenv train --backend sb3 "
+                     "--help lists sb3's.")
     parser.add_argument("--run-dir", help="folder of the run (created; required)")
-    parser.add_argument("--config", help="JSON file of settings (see train/selfplay_config.py, "
-                                         "train/config.py for sb3)")
+    parser.add_argument("--config", help="JSON file of settings, named as the flags below with "
+                                         "underscores (--total-steps: total_steps)")
     parser.add_argument("--backend", choices=BACKENDS, default="selfplay",
-                        help="trainer (default selfplay)")
+                        help="trainer (default selfplay); the settings below are its own")
     parser.add_argument("--resume", action="store_true",
                         help="continue the run in --run-dir from its last checkpoint, with its "
                              "own settings: only the flags given change them, and only the "
@@ -57,32 +70,100 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "checkpoint-every, eval-every, eval-games, ...); another setting "
                              "given that differs is refused. With --backend sb3 this loads an "
                              "SB3 archive (pickle): resume only runs you made")
-    parser.add_argument("--address", metavar="ADDRESS",
-                        help="[rllib] join the Ray cluster at ADDRESS (e.g. 10.0.0.5:6379 or "
-                             "auto) instead of starting a local Ray")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    kinds = {"selfplay": SelfPlayConfig(), "sb3": TrainConfig(), "rllib": RLlibConfig()}
-    helps = {backend: help_of(type(settings)) for backend, settings in kinds.items()}
-    owners: dict[str, list[str]] = {}
-    for backend, settings in kinds.items():
-        for f in fields(settings):
-            owners.setdefault(f.name, []).append(backend)
-    for name, backends in owners.items():
-        flag = "--" + name.replace("_", "-")
-        value = getattr(kinds[backends[0]], name)
-        only = "" if len(backends) == len(kinds) else f" [{', '.join(backends)}]"
-        text = next(helps[b][name] for b in backends) + only   # the first backend's words
-        if isinstance(value, bool):
-            parser.add_argument(flag, type=_bool, default=None, metavar="BOOL",
-                                help=f"{text} (default {value})")
-        elif isinstance(value, list):
-            kind = type(value[0]) if value else str
-            shown = " ".join(map(str, value))
-            parser.add_argument(flag, type=kind, nargs="+", default=None,
-                                help=f"{text} (default {shown})")
-        else:
-            parser.add_argument(flag, type=type(value), default=None,
-                                help=f"{text} (default {value})")
+    indent = "\n" + " " * len(f"usage: {parser.prog} ")
+    parser.usage = ("%(prog)s [-h] --run-dir RUN_DIR [--config CONFIG] [--resume]" + indent +
+                    "[--backend {selfplay,sb3,rllib}] [--no-progress]" + indent +
+                    "[--SETTING VALUE ...]")
+    parse_known_args = parser.parse_known_args
+
+    def with_the_backends_settings(args=None, namespace=None):
+        args = list(sys.argv[1:] if args is None else args)
+        add_settings(parser, chosen_backend(args, parser.prog))
+        return parse_known_args(args, namespace)
+
+    parser.parse_known_args = with_the_backends_settings  # type: ignore[method-assign]
+
+
+def chosen_backend(args: list[str], prog: str = "cribenv train") -> str:
+    """The ``--backend`` of the command line ``args`` (selfplay when none is given; a name
+    that is not a backend is left for the full parser to refuse).
+
+    >>> chosen_backend(["--run-dir", "r", "--backend=sb3", "--help"]), chosen_backend([])
+    ('sb3', 'selfplay')
+    """
+    pre = argparse.ArgumentParser(prog=prog, add_help=False)
+    pre.add_argument("--backend", default="selfplay")
+    name = pre.parse_known_args(args)[0].backend
+    return name if name in BACKENDS else "selfplay"
+
+
+def add_settings(parser: argparse.ArgumentParser, backend: str) -> None:
+    """A flag for each setting of ``backend`` (its default, choices and help), in two groups:
+    the settings every backend has, then its own. The other backends' settings and the old
+    names of renamed ones are flags too, hidden, so that :func:`requested_settings` can say
+    what they are."""
+    if getattr(parser, "settings_of", None) is not None:   # parsed before: added then
+        return
+    parser.settings_of = backend  # type: ignore[attr-defined]
+    kind = settings_class(backend)
+    shared = parser.add_argument_group(f"settings of every backend ({backend} defaults)")
+    own = parser.add_argument_group(f"settings of the {backend} backend")
+    mine = {s.name for s in described(kind)}
+    own.add_argument("--address", metavar="ADDRESS",
+                     help="join the Ray cluster at ADDRESS (e.g. 10.0.0.5:6379 or auto) "
+                          "instead of starting a local Ray" if backend == "rllib"
+                          else argparse.SUPPRESS)
+    for s in described(kind):
+        _add_flag(shared if s.shared else own, s)
+    for old, new in kind.RENAMED.items():
+        _add_flag(parser, next(s for s in described(kind) if s.name == new), old)
+    hidden: dict[str, Setting] = {}
+    for other in BACKENDS:
+        other_kind = settings_class(other)
+        for s in described(other_kind):
+            hidden.setdefault(s.name, s)
+        for old, new in other_kind.RENAMED.items():
+            hidden.setdefault(old, next(s for s in described(other_kind) if s.name == new))
+    for name, s in hidden.items():
+        if name not in mine and name not in kind.RENAMED:
+            _add_flag(parser, s._replace(name=name, help=argparse.SUPPRESS, choices=None))
+
+
+def _add_flag(group, s: Setting, old_name: str | None = None) -> None:
+    """The flag ``--name-of-setting`` of ``s`` (with ``old_name``: a hidden flag of that old
+    name, read as ``s`` with a warning)."""
+    flag = "--" + (old_name or s.name).replace("_", "-")
+    if old_name:
+        extra = {"help": argparse.SUPPRESS, "dest": s.name,
+                 "action": _renamed_flag(flag, "--" + s.name.replace("_", "-"))}
+    else:
+        extra = {"help": s.help if s.help == argparse.SUPPRESS else
+                 f"{s.help} (default {_shown(s.default)})"}
+    if s.kind is bool:
+        group.add_argument(flag, type=_bool, default=None, metavar="BOOL", **extra)
+    elif isinstance(s.default, list):
+        group.add_argument(flag, type=type(s.default[0]) if s.default else str, nargs="+",
+                           default=None, **extra)
+    else:
+        group.add_argument(flag, type=s.kind, default=None, choices=s.choices, **extra)
+
+
+def _shown(default) -> str:
+    """A default as a flag would give it: ``128 128``, ``0.5``, ``''``."""
+    if isinstance(default, list):
+        return " ".join(map(str, default))
+    return "''" if default == "" else str(default)
+
+
+def _renamed_flag(old: str, new: str) -> type[argparse.Action]:
+    class Renamed(argparse.Action):
+        def __call__(self, parser, namespace, values, option_string=None):
+            warnings.warn_explicit(f"{old} is now called {new}; it was read as {new}",
+                                   FutureWarning, parser.prog, 0)   # said of the command line
+            setattr(namespace, self.dest, values)
+
+    return Renamed
 
 
 def _bool(text: str) -> bool:
@@ -94,22 +175,22 @@ def _bool(text: str) -> bool:
 
 
 def requested_settings(args: argparse.Namespace) -> dict:
-    """The settings asked for: those of --config, then the flags given (never the defaults)."""
-    kind, _ = _backend(getattr(args, "backend", "selfplay"))
-    data = read_settings(args.config, "--config") if args.config else {}
-    known = {f.name for f in fields(kind)}
-    for f in fields(kind):
-        value = getattr(args, f.name, None)
+    """The settings asked for: those of --config (old names read as the new ones), then the
+    flags given (never the defaults)."""
+    backend = getattr(args, "backend", "selfplay")
+    kind = settings_class(backend)
+    data = kind.renamed(read_settings(args.config, "--config")) if args.config else {}
+    mine = {s.name for s in described(kind)}
+    for name in mine:
+        value = getattr(args, name, None)
         if value is not None:
-            data[f.name] = value
-    from train.rllib_config import RLlibConfig
-
-    every = {f.name for kind_ in (SelfPlayConfig, TrainConfig, RLlibConfig)
-             for f in fields(kind_)}
-    for name in every - known:
-        if getattr(args, name, None) is not None:
-            raise ValueError(f"--{name.replace('_', '-')} is not a setting of the "
-                             f"{args.backend} backend")
+            data[name] = value
+    for other in BACKENDS:
+        other_kind = settings_class(other)
+        for name in [s.name for s in described(other_kind)] + list(other_kind.RENAMED):
+            if name not in mine and getattr(args, name, None) is not None:
+                raise ValueError(f"--{name.replace('_', '-')} is not a setting of the "
+                                 f"{backend} backend (it is one of {other}'s)")
     return data
 
 

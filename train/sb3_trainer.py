@@ -53,7 +53,7 @@ from train.pool import OpponentPool, PoolOpponent, sb3_pool
 
 
 def make_vec_env(config: TrainConfig, pool: OpponentPool, seed: int):
-    """``config.n_envs`` single-agent envs (opponents drawn from ``pool``) in a DummyVecEnv."""
+    """``config.n_games`` single-agent envs (opponents drawn from ``pool``) in a DummyVecEnv."""
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     from cribenv.wrappers import SingleAgentCribbageEnv
@@ -72,7 +72,7 @@ def make_vec_env(config: TrainConfig, pool: OpponentPool, seed: int):
             return env
         return make
 
-    return DummyVecEnv([factory(i) for i in range(config.n_envs)])
+    return DummyVecEnv([factory(i) for i in range(config.n_games)])
 
 
 def new_model(config: TrainConfig, env):
@@ -94,7 +94,7 @@ def new_model(config: TrainConfig, env):
                          "activation_fn": activation}
     model = MaskablePPO(
         policy, env, learning_rate=config.learning_rate, n_steps=config.n_steps,
-        batch_size=config.batch_size, n_epochs=config.n_epochs, gamma=config.gamma,
+        batch_size=config.minibatch_size, n_epochs=config.n_epochs, gamma=config.gamma,
         gae_lambda=config.gae_lambda, clip_range=config.clip_range, ent_coef=config.ent_coef,
         vf_coef=config.vf_coef, target_kl=config.target_kl or None, seed=config.seed,
         device="cpu", verbose=0, policy_kwargs=policy_kwargs)
