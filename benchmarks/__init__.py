@@ -23,7 +23,8 @@ shared helpers (``timed``, ``ROUNDS`` for interleaved slices, ``fmt_rate``, ``fm
 (hand scoring against the plain reference scorer), ``engine`` (the rules engine), ``env``
 (the AEC env and the Gymnasium wrapper against PettingZoo's leduc and OpenSpiel's cribbage),
 ``openspiel`` (the ``python_cribenv`` OpenSpiel game against OpenSpiel's C++ cribbage) and
-``search`` (the search agent beside its base).
+``search`` (the search agent beside its base). ``benchmarks.command`` is ``cribenv bench``
+itself (its options), not a section.
 
     >>> import benchmarks
     >>> [name for name in benchmarks.section_names() if name in ("scoring", "engine", "env")]
@@ -47,10 +48,17 @@ __all__ = ["Progress", "section_names", "load_section", "run_sections"]
 Progress = Callable[[str], None]
 
 
+def _modules() -> list[str]:
+    """The sections' module names: every module of the package but the private ones and
+    ``command`` (``cribenv bench`` itself)."""
+    return [m.name for m in pkgutil.iter_modules(__path__)
+            if not m.name.startswith("_") and m.name != "command"]
+
+
 def section_names(default_only: bool = False) -> list[str]:
     """The sections of this package, in the order they run (``default_only``: those that run
     when no section is named)."""
-    names = [m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_")]
+    names = _modules()
     modules = [load_section(name) for name in names]
     if default_only:
         modules = [m for m in modules if getattr(m, "DEFAULT", True)]
@@ -60,7 +68,7 @@ def section_names(default_only: bool = False) -> list[str]:
 
 def load_section(name: str) -> ModuleType:
     """The module of section ``name`` (a ``ValueError`` naming the sections if there is none)."""
-    names = [m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_")]
+    names = _modules()
     if name not in names:
         raise ValueError(f"no benchmark section {name!r}; the sections are {', '.join(names)}")
     return importlib.import_module(f"{__name__}.{name}")

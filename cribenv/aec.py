@@ -90,7 +90,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from cribenv import AEC_ENV_ID
+from cribenv.registration import AEC_ENV_ID
 from cribenv import cards as C
 from cribenv.checks import card_id, exact_bool, exact_int, real_number
 from cribenv.game import Game, GameOver, HandEnd, Phase, Rules

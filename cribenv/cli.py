@@ -1,8 +1,12 @@
-"""The ``cribenv`` command line.
+"""The ``cribenv`` command line: a table of the commands, each named by the module that does
+its work, loaded when it runs.
 
-Each sub-command lives in its own module, which provides ``configure(parser)`` (adds the
-arguments) and ``run(args) -> int`` (does the work); this file only dispatches, importing the
-module of the chosen command alone so that ``cribenv score`` stays quick.
+A command's module lives with the layer it uses (``score`` and ``discard`` in
+``cribenv/commands/``, ``play`` beside the bots, ``demo`` and ``train`` beside the trainers,
+``bench`` in ``benchmarks/``) and provides ``configure(parser)`` (adds the arguments) and
+``run(args) -> int`` (does the work). This file imports none of them: it names them in
+:data:`COMMANDS` and imports the chosen one alone, so ``cribenv score`` and every ``--help``
+stay quick, and the core imports no layer above it (``tests/test_layers.py``).
 """
 
 from __future__ import annotations
@@ -11,13 +15,15 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
 
-# name -> (module, one-line help)
+# name -> (module, one-line help): the one place the core names the layers above it
 COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("agents.web.command", "the web table: play the bots in a browser, replays"),
     "score": ("cribenv.commands.score", "score a hand (or crib) with its breakdown"),
     "discard": ("cribenv.commands.discard", "rank the 15 possible discards by expected value"),
-    "play": ("cribenv.commands.play", "play a game against a bot in the terminal"),
+    "play": ("agents.terminal", "play a game against a bot in the terminal"),
     "train": ("train.command", "self-play PPO training with checkpoints and resume"),
     "peg-values": ("train.fit_peg_values", "learn the pegging value of kept hands by self-play"),
     "rollouts": ("train.rollouts", "fit the expert-prior card network to paired rollouts"),
@@ -26,9 +32,12 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "tournament": ("agents.tournament", "bots and checkpoints against each other, with CIs"),
     "ladder": ("agents.ladder.command",
                "a bot's rating on frozen deals against fixed anchors: the leaderboard"),
-    "bench": ("cribenv.commands.bench", "benchmarks: scoring, engine and env speed vs baselines"),
-    "demo": ("cribenv.commands.demo", "the README's main job: a quick tour end to end"),
+    "bench": ("benchmarks.command", "benchmarks: scoring, engine and env speed vs baselines"),
+    "demo": ("train.demo_command", "the README's main job: a quick tour end to end"),
 }
+
+# the folder holding cribenv (a checkout, or site-packages) and the other top-level packages
+CHECKOUT = Path(__file__).resolve().parents[1]
 
 # optional module -> the extra of pyproject.toml that installs it
 EXTRAS: dict[str, str] = {
@@ -52,6 +61,33 @@ def _missing_extra(name: str, exc: ModuleNotFoundError) -> int | None:
     print(f"cribenv {name}: needs {missing}, from the '{extra}' extra: "
           f"pip install -e '.[{extra}]'", file=sys.stderr)
     return 2
+
+
+def load_command(module_name: str) -> ModuleType:
+    """The module of a command. In an editable install another distribution's namespace
+    package can shadow one of the checkout's top-level packages (torchrl 0.14's wheel installs
+    a ``benchmarks`` folder without ``__init__.py``, found first): then the checkout holding
+    ``cribenv`` goes first on the path and its package is imported."""
+    top = module_name.split(".")[0]
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError:
+        if not _shadowed(top):
+            raise
+    else:
+        if not _shadowed(top):
+            return module
+    for name in [m for m in sys.modules if m == top or m.startswith(top + ".")]:
+        del sys.modules[name]
+    sys.path.insert(0, str(CHECKOUT))
+    return importlib.import_module(module_name)
+
+
+def _shadowed(top: str) -> bool:
+    """Whether ``top`` was imported as a namespace package where the checkout has a package."""
+    package = sys.modules.get(top)
+    return (package is not None and getattr(package, "__file__", None) is None
+            and (CHECKOUT / top / "__init__.py").is_file())
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -79,7 +115,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     name = argv[0]
     module_name, help_text = COMMANDS[name]
     try:
-        module = importlib.import_module(module_name)
+        module = load_command(module_name)
     except ImportError as exc:
         if isinstance(exc, ModuleNotFoundError) and (status := _missing_extra(name, exc)):
             return status

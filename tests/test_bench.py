@@ -150,14 +150,14 @@ def test_envs_are_seeded_once_then_reset_without_a_seed():
 
 
 def test_the_bench_command_is_a_thin_dispatcher():
-    """The benchmarks live in the top-level package; the command only parses and calls."""
+    """The benchmarks live in their sections; the command only parses and calls."""
     from pathlib import Path
 
-    import cribenv.commands.bench as command
+    import benchmarks.command as command
 
     source = Path(command.__file__).read_text()
     assert "def run(" in source and source.count("\n") < 80
-    assert "load_benchmarks().run_sections" in source
+    assert "benchmarks.run_sections" in source
 
 
 def test_bench_finds_its_own_package_when_another_benchmarks_shadows_it(tmp_path):

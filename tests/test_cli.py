@@ -96,7 +96,7 @@ def test_discard_ranks_all_fifteen(capsys):
 
 
 def test_play_a_whole_game_from_scripted_input():
-    from cribenv.commands import play
+    from agents import terminal as play
 
     out = io.StringIO()
     typed = []
@@ -135,7 +135,7 @@ def test_demo_smoke(tmp_path, capsys):
 def test_play_quits_on_q_and_end_of_input_is_an_error(reply, capsys):
     """``q`` leaves with status 0; the end of input before the game ends (``cribenv play <
     /dev/null``) is status 1 with a message on stderr, not a silent success."""
-    from cribenv.commands import play
+    from agents import terminal as play
 
     def answer(prompt: str) -> str:
         assert "Discard to" in prompt
@@ -154,7 +154,7 @@ def test_play_quits_on_q_and_end_of_input_is_an_error(reply, capsys):
 
 
 def test_play_asks_the_human_for_forced_cards_too():
-    from cribenv.commands import play
+    from agents import terminal as play
 
     held_at_prompt = []
 

@@ -227,7 +227,7 @@ def test_cribenv_play_against_a_program():
     import argparse
     import io
 
-    from cribenv.commands import play
+    from agents import terminal as play
 
     asked = []
 

@@ -10,7 +10,7 @@ import re
 
 from agents.words import bot_name, seat_names
 from cribenv import cards
-from cribenv.commands import play
+from agents import terminal as play
 from cribenv.game import (
     Cut,
     Deal,

@@ -82,7 +82,7 @@ def test_the_demos_duration_is_said_alike_everywhere():
     """The tour said "about 3 minutes" in four places after it had come to take under one;
     the README, the install and command-line pages and `cribenv demo` itself now say one
     measured duration."""
-    from cribenv.commands.demo import DURATION
+    from train.demo_command import DURATION
 
     for name in ("README.md", "docs/install.md", "docs/cli.md"):
         text = " ".join((ROOT / name).read_text(encoding="utf-8").split())

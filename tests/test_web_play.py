@@ -6,7 +6,7 @@ import argparse
 import io
 import re
 
-from cribenv.commands import play
+from agents import terminal as play
 
 
 def _first_fitting(prompt: str) -> str:

@@ -1,4 +1,9 @@
-"""``cribenv play``: a game against bots in the terminal."""
+"""``cribenv play``: a game against bots in the terminal.
+
+The person is a bot like the others (:class:`Human`, whose ``choose`` reads the terminal) in
+the one game loop (:func:`agents.arena.run_game`); the log names the seats and says the scores
+as the web table does (:mod:`agents.words`), and ``--advice`` is the web table's advisor
+(:mod:`agents.advice`)."""
 
 from __future__ import annotations
 
@@ -6,6 +11,9 @@ import argparse
 import sys
 
 from agents.advice import Decision, advice_summary, discard_advice, play_advice, throw_key
+from agents.arena import run_game
+from agents.base import make_agent
+from agents.expert import ExpertAgent
 from agents.words import YOU, bot_name, possessive, seat_names, show_rows, side_names
 from cribenv import cards
 from cribenv.game import (
@@ -255,9 +263,6 @@ class Human:
 
 
 def run(args: argparse.Namespace, input_fn=input, out=sys.stdout) -> int:
-    from agents import make_agent
-    from agents.arena import run_game
-
     rules = Rules(num_players=args.players, target=args.target)
     if not 0 <= args.seat < rules.num_players:
         raise ValueError(f"--seat must be 0..{rules.num_players - 1}")
@@ -291,8 +296,6 @@ def run(args: argparse.Namespace, input_fn=input, out=sys.stdout) -> int:
 def _hint(view: PlayerView, legal: list[int], out) -> None:
     """The expert's ranking of the options: the throws by expected points (hand and crib),
     or the cards to play by the points they make now and what the replies likely cost."""
-    from agents.expert import ExpertAgent
-
     expert = ExpertAgent()
     if view.phase is Phase.DISCARD:
         crib = "+ your crib" if view.crib_is_own else "- their crib"
