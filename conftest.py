@@ -18,6 +18,8 @@ NEEDS = {
     "cribenv/vector.py": ("numba",),                                # the 'vector' extra
     "cribenv/_vector*.py": ("numba",),
     "agents/web/app.py": ("fastapi",),                              # the 'web' extra
+    "agents/web/server.py": ("fastapi",),
+    "agents/web/routes/*.py": ("fastapi",),
     "agents/web/command.py": ("fastapi",),
     "cribenv/render_image.py": ("PIL",),                            # the 'render' extra
     "cribenv/integrations/tianshou.py": ("tianshou", "torch"),      # the 'integrations' extra
