@@ -90,11 +90,11 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from cribenv.registration import AEC_ENV_ID
 from cribenv import cards as C
 from cribenv.checks import card_id, exact_bool, exact_int, real_number
 from cribenv.game import Game, GameOver, HandEnd, Phase, Rules
 from cribenv.observation import OBS_SIZE, encode_game
+from cribenv.registration import AEC_ENV_ID
 from cribenv.rules import win_reward
 from cribenv.standard_wrapper import StandardWrapper, remove_dead_agent
 

@@ -8,9 +8,9 @@ import argparse
 import io
 import re
 
+from agents import terminal as play
 from agents.words import bot_name, seat_names
 from cribenv import cards
-from agents import terminal as play
 from cribenv.game import (
     Cut,
     Deal,
