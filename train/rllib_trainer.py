@@ -129,8 +129,10 @@ def train(config: RLlibConfig, run_dir: str | Path, resume: bool = False,
                 while state["step"] < config.total_steps and not stop["stop"]:
                     t0 = time.perf_counter()
                     result = algo.train()
-                    runners = result["env_runners"]
-                    step = int(runners["num_env_steps_sampled_lifetime"])
+                    # an iteration whose env runners returned nothing in time (a busy machine)
+                    # reports no env_runners: the step stays where it was
+                    runners = result.get("env_runners") or {}
+                    step = int(runners.get("num_env_steps_sampled_lifetime", state["step"]))
                     bar.update(step - state["step"])
                     state.update(step=step, iteration=int(algo.iteration),
                                  wall_s=wall0 + time.perf_counter() - t_start)
@@ -212,7 +214,7 @@ def _restore(algo, ckpt: Path) -> None:
 
 def _log_iteration(run_dir: Path, state: dict[str, Any], result: dict[str, Any],
                    seconds: float) -> None:
-    runners = result["env_runners"]
+    runners = result.get("env_runners") or {}
     learner = result.get("learners", {}).get("learner", {})
     row = {"step": state["step"], "iteration": state["iteration"],
            "episodes": int(runners.get("num_episodes_lifetime", 0)),

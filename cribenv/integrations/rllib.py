@@ -111,6 +111,10 @@ ENV_SETTINGS = ("num_players", "target", "reward", "episode", "skunks", "shaping
 
 #: the hidden layers of :class:`MaskedActorCritic` when none are given (both helpers' default)
 DEFAULT_HIDDEN = [128, 128]
+#: Seconds an env runner may take to return its samples (RLlib's default, 60, is too short on a
+#: busy machine while a fresh runner compiles or loads the batched engine: the iteration then
+#: comes back empty).
+SAMPLE_TIMEOUT_S = 600.0
 #: the PPO settings of :func:`ppo_config` and :func:`single_agent_ppo_config` unless given:
 #: sized so that an iteration takes seconds on a 2-core laptop (2-5 s measured; RLlib's own
 #: defaults, 4,000 steps and 30 epochs of minibatches of 128, took 15-55 s there)
@@ -553,7 +557,8 @@ def ppo_config(*, env_config: dict[str, Any] | None = None, num_env_runners: int
         PPOConfig()
         .environment(CribbageMultiAgentEnv, env_config=env_config)   # no registry lookup
         .env_runners(num_env_runners=num_env_runners,
-                     num_envs_per_env_runner=envs_per_env_runner)
+                     num_envs_per_env_runner=envs_per_env_runner,
+                     sample_timeout_s=SAMPLE_TIMEOUT_S)
         .multi_agent(policies=set(modules), policy_mapping_fn=mapping,
                      policies_to_train=[LEARNER])
         .rl_module(rl_module_spec=MultiRLModuleSpec(
@@ -592,7 +597,7 @@ def single_agent_ppo_config(*, env_config: dict[str, Any] | None = None,
         .environment(SingleAgentEnvCreator, env_config=dict(env_config or {}))
         .env_runners(num_env_runners=num_env_runners,
                      num_envs_per_env_runner=num_envs_per_env_runner,
-                     gym_env_vectorize_mode=vectorize)
+                     gym_env_vectorize_mode=vectorize, sample_timeout_s=SAMPLE_TIMEOUT_S)
         .rl_module(rl_module_spec=spec)
         .training(**{**PPO_DEFAULTS, **training})
         .debugging(seed=seed)
