@@ -181,8 +181,7 @@ def test_the_circle_finder_finds_a_lazy_circle():
     assert circles({"a": {"b"}, "b": set()}) == []
 
 
-# train: its networks <-> throw_values circle is still to be broken (then add it here)
-@pytest.mark.parametrize("package", ["cribenv", "agents", "benchmarks"])
+@pytest.mark.parametrize("package", ["cribenv", "agents", "benchmarks", "train"])
 def test_no_module_imports_itself_back(package):
     """A circle between two files means a third file is missing: none, lazy imports
     included (agents.web.table <-> views and agents.tournament.report <-> plots were two)."""

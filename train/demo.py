@@ -2,7 +2,7 @@
 (:mod:`train.selfplay`), evaluated against greedy as it learns, and a learning curve drawn
 so that the rise shows.
 
-The sizes are the demo's (``cribenv/commands/demo.py``); everything else is the trainer's
+The sizes are the demo's (``train/demo_command.py``); everything else is the trainer's
 defaults. The trainer evaluates every ``steps // evals`` learner steps; the demo adds one
 evaluation of the final policy when the last one is older, so the curve ends where the
 training did.

@@ -324,7 +324,7 @@ def _sb3(number: int, out: Path, sizes: dict, args: argparse.Namespace) -> Path 
             fit_rollouts(sizes["rollout_games"], init, workers=args.workers,
                          seed=sizes["seed"], log=lambda s: print(" ", s))
         settings["init_policy"] = str(init)
-    settings.update(total_steps=steps, threads=args.threads, seed=sizes["seed"], n_envs=16,
+    settings.update(total_steps=steps, threads=args.threads, seed=sizes["seed"], n_games=16,
                     eval_every=max(steps // 2, 1), eval_games=40,
                     snapshot_every=max(steps // 4, 1), checkpoint_every=max(steps // 4, 1))
     policy = train(TrainConfig.from_dict(settings), run_dir, resume=resume)

@@ -2,7 +2,8 @@
 self-play actor-critics, the ``expert-prior`` card network of every trainer
 (:class:`CardNetwork`: the self-play one, the SB3 policy of :mod:`train.prior_policy`, the fits
 of :mod:`train.rollouts` and :mod:`train.expert_iteration`, the frozen snapshots), and the layers
-they build from (:func:`mlp`, :data:`ACTIVATIONS`).
+they build from (:mod:`train.layers`: :func:`mlp`, :data:`ACTIVATIONS`, still importable
+here).
 
 ``policy="mlp"``: an MLP on the observation and a linear head of 52 logits; ``"cards"``: a
 per-card head (logit of card c = query(h) . embedding(c) + bias(c), the embedding the sum of a
@@ -25,32 +26,8 @@ from torch import nn
 
 from cribenv.observation import OBS_SIZE
 from cribenv.vector import HIDDEN_SIZE
+from train.layers import ACTIVATIONS, mlp, orthogonal_init
 from train.selfplay_config import NUM_CARDS, SelfPlayConfig
-
-#: A network setting's activation names (``TrainConfig.activation``) as torch modules.
-ACTIVATIONS: dict[str, type[nn.Module]] = {"relu": nn.ReLU, "tanh": nn.Tanh}
-
-
-def mlp(sizes: list[int], activation: type[nn.Module] = nn.ReLU,
-        orthogonal: bool = True) -> nn.Sequential:
-    """Linear layers of ``sizes``, each followed by ``activation``; ``orthogonal``: weights
-    initialised orthogonally with gain sqrt 2 and zero biases (the self-play trainer's, as
-    CleanRL's), else torch's default initialisation (the SB3 expert-prior policy's).
-
-    >>> [type(m).__name__ for m in mlp([4, 8, 2])]
-    ['Linear', 'ReLU', 'Linear', 'ReLU']
-    """
-    layers: list[Any] = []
-    for a, b in zip(sizes[:-1], sizes[1:]):
-        linear = nn.Linear(a, b)
-        layers += [_init(linear, math.sqrt(2)) if orthogonal else linear, activation()]
-    return nn.Sequential(*layers)
-
-
-def _init(layer, std: float):
-    nn.init.orthogonal_(layer.weight, std)
-    nn.init.zeros_(layer.bias)
-    return layer
 
 
 @dataclass(frozen=True)
@@ -275,7 +252,7 @@ class ActorCritic(nn.Module):
         self.per_card = config.policy in ("cards", "keeps")
         self.keeps = config.policy == "keeps"
         if self.keeps:
-            self.keep_ctx = _init(nn.Linear(width, config.keep_ctx), 1.0)
+            self.keep_ctx = orthogonal_init(nn.Linear(width, config.keep_ctx), 1.0)
             self.keep_net = throw_net(config.keep_arch, config.keep_ctx)
             self.tables = throw_tables_torch()
         self.throw_values = None
@@ -285,15 +262,15 @@ class ActorCritic(nn.Module):
             self.throw_values = ThrowValueNet(config.value_arch, config.value_beta)
         if self.per_card:
             d = config.card_dim
-            self.query = _init(nn.Linear(width, d), 0.01)
+            self.query = orthogonal_init(nn.Linear(width, d), 0.01)
             self.rank = nn.Parameter(torch.randn(13, d) / math.sqrt(d))
             self.suit = nn.Parameter(torch.randn(4, d) / math.sqrt(d))
             self.card = nn.Parameter(torch.zeros(NUM_CARDS, d))
             self.card_bias = nn.Parameter(torch.zeros(NUM_CARDS))
         else:
-            self.head = _init(nn.Linear(width, NUM_CARDS), 0.01)
+            self.head = orthogonal_init(nn.Linear(width, NUM_CARDS), 0.01)
         self.critic = nn.Sequential(mlp([critic_inputs(config), *config.net_arch]),
-                                    _init(nn.Linear(width, 1), 1.0))
+                                    orthogonal_init(nn.Linear(width, 1), 1.0))
 
     def action_layer(self):
         """(weight (52, width), bias (52,)) of the actor's last layer."""
@@ -362,7 +339,7 @@ class PriorActorCritic(nn.Module):
         super().__init__()
         self.card = CardNetwork(config.card_arch, beta=config.beta, orthogonal=True)
         sizes = [critic_inputs(config), *config.net_arch]
-        self.critic = nn.Sequential(mlp(sizes), _init(nn.Linear(sizes[-1], 1), 1.0))
+        self.critic = nn.Sequential(mlp(sizes), orthogonal_init(nn.Linear(sizes[-1], 1), 1.0))
         renamed_on_load(self, {"card_net.0.": "card.net.", "card_net.1.": "card.out.",
                                "log_beta": "card.log_beta"})
 
@@ -424,8 +401,8 @@ def throw_net(sizes: list[int], ctx: int):
     """The throw head's scorer: (34 counts + ``ctx``) -> hidden ``sizes`` -> 1 score."""
     from agents.ppo import THROW_FEATURES
 
-    return nn.Sequential(mlp([THROW_FEATURES + ctx, *sizes]), _init(nn.Linear(sizes[-1], 1),
-                                                                     0.01))
+    return nn.Sequential(mlp([THROW_FEATURES + ctx, *sizes]),
+                         orthogonal_init(nn.Linear(sizes[-1], 1), 0.01))
 
 
 def throw_tables_torch() -> dict[int, tuple[Any, Any, Any]]:

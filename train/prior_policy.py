@@ -20,7 +20,8 @@ from torch import nn
 
 from agents.features import INPUT_SIZE, NUM_FEATURES, augment
 from cribenv.observation import OBS_SIZE
-from train.networks import ACTIVATIONS, CardNetwork, mlp, renamed_on_load
+from train.layers import ACTIVATIONS, mlp
+from train.networks import CardNetwork, renamed_on_load
 
 
 class ExpertFeatureObservation(gymnasium.ObservationWrapper):

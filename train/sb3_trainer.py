@@ -47,8 +47,8 @@ from train.checkpoints import (
 from train.config import TrainConfig
 from train.evaluation import append_csv, evaluation_row
 from train.export import LearnerAgent, export_policy, policy_tensors
+from train.layers import ACTIVATIONS
 from train.learning_curve import plot_learning_curve
-from train.networks import ACTIVATIONS
 from train.pool import OpponentPool, PoolOpponent, sb3_pool
 
 

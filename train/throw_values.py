@@ -21,6 +21,7 @@ from torch import nn
 
 from agents.ppo import THROW_FEATURES, throw_features, throw_tables
 from cribenv.scoring import score_hands
+from train.layers import mlp, orthogonal_init
 
 #: The two numbers a throw value holds: the kept hand's show points, the crib's.
 VALUE_NAMES = ("hand", "crib")
@@ -95,11 +96,9 @@ class ThrowValueNet(nn.Module):
 
     def __init__(self, arch: list[int], beta: float = 1.0) -> None:
         super().__init__()
-        from train.networks import _init, mlp
-
         self.arch = list(arch)
         self.net = mlp([THROW_FEATURES + 1, *self.arch])
-        self.out = _init(nn.Linear(self.arch[-1], len(VALUE_NAMES)), 1.0)
+        self.out = orthogonal_init(nn.Linear(self.arch[-1], len(VALUE_NAMES)), 1.0)
         with torch.no_grad():   # about the mean show points: the fit starts near its answer
             self.out.bias.copy_(torch.tensor([4.7, 4.0]))
         self.log_beta = nn.Parameter(torch.tensor(float(np.log(beta))))
