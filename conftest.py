@@ -17,6 +17,7 @@ NEEDS = {
     "train/*.py": ("torch", "stable_baselines3", "sb3_contrib"),   # the 'train' extra
     "cribenv/vector.py": ("numba",),                                # the 'vector' extra
     "cribenv/_vector*.py": ("numba",),
+    "cribenv/vector_kernels.py": ("numba",),
     "agents/web/app.py": ("fastapi",),                              # the 'web' extra
     "agents/web/server.py": ("fastapi",),
     "agents/web/routes/*.py": ("fastapi",),

@@ -110,7 +110,7 @@ def _greedy_discard(st, cfg, i, p, hand4, two):
 def _greedy_play(st, i, p):
     """:func:`agents.greedy.greedy_play` for seat ``p`` of row ``i``."""
     count = st[i, K.COUNT]
-    hand = K._playable(st[i, K.HAND + p], count)
+    hand = K.playable(st[i, K.HAND + p], count)
     k = st[i, K.N_PLAYED]
     start = st[i, K.SERIES_START]
     series = np.empty(k - start + 1, np.int64)
@@ -152,7 +152,7 @@ def _lite_values(st, cfg, i, p, values):
     n = cfg[K.C_PLAYERS]
     count = st[i, K.COUNT]
     own = st[i, K.HAND + p]
-    hand = K._playable(own, count)
+    hand = K.playable(own, count)
     side = K.side_of(p, n)
     need = cfg[K.C_TARGET] - st[i, K.SCORES + side]
     k = st[i, K.N_PLAYED]

@@ -12,7 +12,8 @@ generators' words ``mt`` (``uint32`` ``(N, 624)``) and the rules ``cfg`` (``int6
 indices). Hands, discards, kept hands and the crib are 52-bit card sets (bit ``c`` = card ``c``).
 The batched entry points loop over the rows they are given and release the GIL (``nogil``), so
 :class:`cribenv.vector.VectorGame` runs blocks of rows on several threads; every function is
-compiled once and cached on disk (``cache=True``).
+compiled once and cached on disk (``cache=True``). The part that code built on the engine may
+use (the state layout and the row functions) is documented in :mod:`cribenv.vector_kernels`.
 """
 
 from __future__ import annotations
@@ -324,7 +325,7 @@ def start_game(mt, st, cfg, i, key, keylen):
 
 
 @jit
-def _playable(hand, count):
+def playable(hand, count):
     """The cards of a card set that can be laid without passing 31."""
     room = 31 - count
     if room >= 10:
@@ -401,7 +402,7 @@ def _continue_play(mt, st, cfg, rank_points, i, seat):
             hand = st[i, HAND + q]
             if not hand:
                 continue
-            if _playable(hand, count):
+            if playable(hand, count):
                 st[i, TO_ACT] = q
                 return
             st[i, GO + q] = 1
@@ -440,7 +441,7 @@ def is_legal(st, i, card):
         return False
     hand = st[i, HAND + p]
     if st[i, PHASE] == 1:
-        hand = _playable(hand, st[i, COUNT])
+        hand = playable(hand, st[i, COUNT])
     return ((hand >> card) & 1) == 1
 
 
@@ -493,6 +494,14 @@ def start_games(mt, st, cfg, rows, keys, keylens):
     """Start game ``rows[j]`` from the seed words ``keys[j, :keylens[j]]``."""
     for j in range(rows.shape[0]):
         start_game(mt, st, cfg, rows[j], keys[j], keylens[j])
+
+
+@jit
+def seed_rows(mt, st, rows, keys, keylens):
+    """Seed the generator of row ``rows[j]`` as ``random.Random(seed)`` (the seed's words
+    ``keys[j, :keylens[j]]``), leaving the rest of the row alone."""
+    for j in range(rows.shape[0]):
+        seed_generator(mt, st, rows[j], keys[j], keylens[j])
 
 
 @jit
@@ -562,7 +571,7 @@ def legal_masks(st, out):
         if p >= 0:
             hand = st[i, HAND + p]
             if st[i, PHASE] == 1:
-                hand = _playable(hand, st[i, COUNT])
+                hand = playable(hand, st[i, COUNT])
         for c in range(52):
             out[i, c] = ((hand >> c) & 1) == 1
 

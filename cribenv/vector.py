@@ -15,8 +15,11 @@ step against ``Game`` (``scripts/vector_differential.py`` runs 10^6 games).
     >>> vg.winner.tolist(), vg.scores.tolist()
     ([0, 1, 0], [[124, 105], [96, 122], [121, 81]])
 
-This module (and only it, in ``cribenv``) imports numba; the kernels compile once (about 20 s)
-and are cached on disk (``cache=True``), so later imports take about a second. With
+Code compiled on the engine (the search agent's playouts) reads and steps the raw rows through
+the documented layout and row functions of :mod:`cribenv.vector_kernels`.
+
+This module and its kernels (alone in ``cribenv``) import numba; the kernels compile once (about
+20 s) and are cached on disk (``cache=True``), so later imports take about a second. With
 ``threads=k`` every call splits the games into ``k`` blocks stepped on ``k`` threads (the
 kernels release the GIL); the games do not depend on it.
 """
@@ -149,6 +152,11 @@ class VectorGame:
     :attr:`winner` (side, -1 while playing), :attr:`game_points`, :attr:`phase`,
     :attr:`dealer`, :attr:`hand_number`, :attr:`count`; after a step :attr:`rewards` and
     :attr:`cumulative_rewards` ``(N, num_players)`` float64 (the AEC env's values).
+
+    Built on: :attr:`state`, :attr:`generators` and :attr:`config` are the raw arrays, in the
+    layout of :mod:`cribenv.vector_kernels`, whose compiled functions step a row;
+    :meth:`from_state` makes games from rows, :meth:`copy_rows` copies them and
+    :meth:`map_rows` runs a kernel on blocks of rows on the threads.
     """
 
     def __init__(self, rules: Rules | None = None, seeds: Sequence[int] | np.ndarray = (0,), *,
@@ -220,9 +228,11 @@ class VectorGame:
         step = -(-num // self.threads)
         self._blocks = [(a, min(a + step, num)) for a in range(0, num, step)]
 
-    def _map(self, fn: Callable[[int, int], object], num: int | None = None) -> None:
-        """``fn(a, b)`` on the row blocks ``[a, b)`` (of ``num`` rows, default all the games),
-        on the threads."""
+    def map_rows(self, fn: Callable[[int, int], object], num: int | None = None) -> None:
+        """``fn(a, b)`` on the blocks of rows ``[a, b)`` (of ``num`` rows, default all the
+        games) on the engine's threads (``threads``), one call in the calling thread with
+        ``threads=1``: how a kernel built on the engine (:mod:`cribenv.vector_kernels`) runs
+        on slices ``[a:b]`` of :attr:`state` and :attr:`generators`."""
         if num == 0:
             return
         if self._pool is None:
@@ -246,7 +256,7 @@ class VectorGame:
             return
         words, lengths = seed_words(seeds)
         mt, st, cfg = self._mt, self._st, self._cfg
-        self._map(lambda a, b: K.start_games(mt, st, cfg, rows[a:b], words[a:b], lengths[a:b]),
+        self.map_rows(lambda a, b: K.start_games(mt, st, cfg, rows[a:b], words[a:b], lengths[a:b]),
                   len(rows))
         self.rewards[rows] = 0.0
         self.cumulative_rewards[rows] = 0.0
@@ -284,9 +294,7 @@ class VectorGame:
         num = len(hidden.hands) if seeds is None else len(seeds)
         if hidden.hands.shape != (num, view.num_players):
             raise ValueError(f"hidden holds {hidden.hands.shape[0]} deals for {num} seeds")
-        vg = cls(rules, seeds=[0], first_dealer=0, **kwargs)
-        vg._allocate(num)
-        st = vg._st
+        st = np.zeros((num, K.NCOL), np.int64)
         n = view.num_players
         st[:, K.TO_ACT] = view.current_player
         st[:, K.PHASE] = int(view.phase)
@@ -317,9 +325,39 @@ class VectorGame:
         st[:, K.CRIB] = crib
         first = rules.hand_size * n
         st[:, K.DECK + first:K.DECK + first + hidden.deck.shape[1]] = hidden.deck
+        return cls.from_state(rules, st, seeds, first_dealer=0, **kwargs)
+
+    @classmethod
+    def from_state(cls, rules: Rules, state: np.ndarray,
+                   seeds: Sequence[int] | np.ndarray | None = None, **kwargs) -> VectorGame:
+        """Games from raw rows of the state: game ``i`` starts from a copy of ``state[i]``
+        (``(N, NCOL)`` int64, the layout of :mod:`cribenv.vector_kernels`), its generator
+        seeded as ``random.Random(seeds[i])`` (the cut, if still to come, and the hands after
+        this one), or, with ``seeds=None``, left unseeded (zero words: for reading the
+        positions, not for dealing). Other keyword arguments are the constructor's. Nothing
+        checks that the rows are positions the rules can reach: code that builds them (the
+        search agent's positions of a view, ``agents/search/playouts.py``) proves its rows
+        against ``Game``.
+
+        >>> vg = VectorGame(Rules(), seeds=[3, 4])
+        >>> twin = VectorGame.from_state(Rules(), vg.state[::-1], seeds=[4, 3])
+        >>> twin.hands(0) == vg.hands(0)[::-1], twin.to_act.tolist() == vg.to_act[::-1].tolist()
+        (True, True)
+        """
+        state = np.asarray(state)
+        if state.ndim != 2 or state.shape[1] != K.NCOL or len(state) < 1 \
+                or state.dtype.kind not in "iu":
+            raise ValueError(f"state must be integer rows of {K.NCOL} columns (at least one), "
+                             f"got shape {state.shape} {state.dtype}")
+        num = len(state)
+        if seeds is not None and len(seeds) != num:
+            raise ValueError(f"{num} rows of state but {len(seeds)} seeds")
+        vg = cls(rules, seeds=[0], **kwargs)
+        vg._allocate(num)
+        vg._st[:] = state
         if seeds is not None:
             words, lengths = seed_words(seeds)
-            P.seed_rows(vg._mt, st, np.arange(num), words, lengths)
+            K.seed_rows(vg._mt, vg._st, np.arange(num), words, lengths)
         return vg
 
     def greedy_actions(self) -> np.ndarray:
@@ -327,7 +365,7 @@ class VectorGame:
         over), computed in compiled code."""
         out = np.empty(self.num_games, np.int64)
         st = self._st
-        self._map(lambda a, b: P.greedy_cards(st[a:b], self._cfg, P.HAND4, P.TWO, out[a:b]))
+        self.map_rows(lambda a, b: P.greedy_cards(st[a:b], self._cfg, P.HAND4, P.TWO, out[a:b]))
         return out
 
     def playout(self, rows: np.ndarray | None = None) -> None:
@@ -338,7 +376,7 @@ class VectorGame:
         seat may know). Rewards are not computed."""
         sel = slice(None) if rows is None else np.asarray(rows, np.int64)
         st, mt = self._st[sel], self._mt[sel]
-        self._map(lambda a, b: P.playout_rows(mt[a:b], st[a:b], self._cfg, self._rank_points,
+        self.map_rows(lambda a, b: P.playout_rows(mt[a:b], st[a:b], self._cfg, self._rank_points,
                                               P.HAND4, P.TWO), len(st))
         if rows is not None:
             self._st[sel], self._mt[sel] = st, mt
@@ -351,7 +389,7 @@ class VectorGame:
         likely each deal of :meth:`from_view` makes what ``seat`` saw."""
         out = np.empty(self.num_games, np.float64)
         st = self._st
-        self._map(lambda a, b: P.play_log_likelihood(st[a:b], self._cfg, self._rank_points,
+        self.map_rows(lambda a, b: P.play_log_likelihood(st[a:b], self._cfg, self._rank_points,
                                                      seat, temperature, floor, out[a:b]))
         return out
 
@@ -374,7 +412,7 @@ class VectorGame:
         else:
             from cribenv.discard import average_tables
             hand, crib = average_tables()
-        self._map(lambda a, b: P.discard_log_likelihood(st[a:b], self._cfg, seat, temperature,
+        self.map_rows(lambda a, b: P.discard_log_likelihood(st[a:b], self._cfg, seat, temperature,
                                                         floor, hand, crib, out[a:b]))
         return out
 
@@ -397,6 +435,25 @@ class VectorGame:
         return new
 
     # ---------------------------------------------------------------- state
+    @property
+    def state(self) -> np.ndarray:
+        """``(N, NCOL)`` int64: the games' state, one row a game, in the layout of
+        :mod:`cribenv.vector_kernels` (the array itself: kernels built on the engine read and
+        step it in place; the named properties below are read-only views of its columns)."""
+        return self._st
+
+    @property
+    def generators(self) -> np.ndarray:
+        """``(N, 624)`` uint32: each game's generator (CPython's MT19937 words; its position
+        is the row's ``MTI`` column), the array itself."""
+        return self._mt
+
+    @property
+    def config(self) -> np.ndarray:
+        """``(NCFG,)`` int64: the rules as the kernels read them (the ``C_`` indices of
+        :mod:`cribenv.vector_kernels`), the array itself: not to be changed."""
+        return self._cfg
+
     def _column(self, col: int) -> np.ndarray:
         view = self._st[:, col]
         view.flags.writeable = False
@@ -483,7 +540,7 @@ class VectorGame:
         ``rows`` (indices), ``(len(rows), 52)`` for those games only."""
         st = self._st if rows is None else self._st[np.asarray(rows, np.int64)]
         out = _buffer(out, (len(st), 52), np.bool_, "legal_mask")
-        self._map(lambda a, b: K.legal_masks(st[a:b], out[a:b]), len(st))
+        self.map_rows(lambda a, b: K.legal_masks(st[a:b], out[a:b]), len(st))
         return out
 
     def random_actions(self, rng: np.random.Generator,
@@ -495,7 +552,7 @@ class VectorGame:
             mask = self.legal_mask()
         out = np.empty(len(mask), np.int64)
         u = rng.random(len(mask))
-        self._map(lambda a, b: K.sample_masks(mask[a:b], u[a:b], out[a:b]), len(mask))
+        self.map_rows(lambda a, b: K.sample_masks(mask[a:b], u[a:b], out[a:b]), len(mask))
         return out
 
     def step(self, actions: Sequence[int] | np.ndarray,
@@ -526,7 +583,7 @@ class VectorGame:
         playing = st[:, K.TO_ACT] >= 0
         mt, cfg, rank_points, shaping = self._mt, self._cfg, self._rank_points, self.shaping
         rewards, cumulative = self.rewards, self.cumulative_rewards
-        self._map(lambda a, b: K.step_games(mt[a:b], st[a:b], cfg, rank_points, acts[a:b],
+        self.map_rows(lambda a, b: K.step_games(mt[a:b], st[a:b], cfg, rank_points, acts[a:b],
                                             rewards[a:b], cumulative[a:b], shaping))
         self.finished = playing & (st[:, K.TO_ACT] < 0)
         if self.auto_reset:
@@ -546,7 +603,7 @@ class VectorGame:
         rewards = np.zeros((len(rows), self.num_players), np.float64)
         cumulative = self.cumulative_rewards[rows]
         cfg, rank_points, shaping = self._cfg, self._rank_points, self.shaping
-        self._map(lambda a, b: K.step_games(mt[a:b], st[a:b], cfg, rank_points, sub_acts[a:b],
+        self.map_rows(lambda a, b: K.step_games(mt[a:b], st[a:b], cfg, rank_points, sub_acts[a:b],
                                             rewards[a:b], cumulative[a:b], shaping), len(rows))
         self._st[rows], self._mt[rows] = st, mt
         self.rewards[:] = 0.0
@@ -605,7 +662,7 @@ class VectorGame:
         seats = self._observers(st, seats)
         out = _buffer(out, (num, OBS_SIZE), np.float32, "observe")
         cfg = self._cfg
-        self._map(lambda a, b: K.encode_rows(st[a:b], cfg, seats[a:b], out[a:b]), num)
+        self.map_rows(lambda a, b: K.encode_rows(st[a:b], cfg, seats[a:b], out[a:b]), num)
         return out
 
     def hidden(self, seats: np.ndarray | None = None, out: np.ndarray | None = None,
@@ -634,7 +691,7 @@ class VectorGame:
         out = _buffer(out, (num, HIDDEN_SIZE), np.float32, "hidden")
         cfg = self._cfg
         rp = self._rank_points
-        self._map(lambda a, b: K.hidden_rows(mt[a:b], st[a:b], cfg, rp, seats[a:b], out[a:b]),
+        self.map_rows(lambda a, b: K.hidden_rows(mt[a:b], st[a:b], cfg, rp, seats[a:b], out[a:b]),
                   num)
         return out
 

@@ -371,6 +371,45 @@ def test_threads_play_the_same_games(threads: int) -> None:
         VectorGame(rules, [1], threads=0)
 
 
+def test_games_from_state_rows_play_as_the_originals() -> None:
+    """The public layout holds a game: rows copied with ``from_state`` (and their generators)
+    play on exactly as the games they came from; bad rows and seeds are refused."""
+    rules = Rules(num_players=3)
+    vg = VectorGame(rules, list(range(20)))
+    rng = np.random.default_rng(1)
+    for _ in range(30):
+        vg.step(vg.random_actions(rng))
+    twin = VectorGame.from_state(rules, vg.state)
+    assert twin.state is not vg.state and twin.config.tolist() == vg.config.tolist()
+    twin.generators[:] = vg.generators
+    for _ in range(300):
+        actions = vg.random_actions(rng)
+        vg.step(actions)
+        twin.step(actions)
+        assert np.array_equal(vg.state, twin.state)
+    assert vg.done.any()
+    seeded = VectorGame.from_state(rules, vg.state[:2], seeds=[5, 6])
+    assert seeded.state[:, K.MTI].tolist() == [624, 624]
+    with pytest.raises(ValueError, match="columns"):
+        VectorGame.from_state(rules, vg.state[:, :10])
+    with pytest.raises(ValueError, match="2 rows of state but 3 seeds"):
+        VectorGame.from_state(rules, vg.state[:2], seeds=[1, 2, 3])
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_map_rows_covers_every_row_once(threads: int) -> None:
+    vg = VectorGame(Rules(), list(range(10)), threads=threads)
+    seen = np.zeros(10, int)
+
+    def mark(a: int, b: int) -> None:
+        seen[a:b] += 1
+    vg.map_rows(mark)
+    assert seen.tolist() == [1] * 10
+    vg.map_rows(mark, 4)
+    assert seen.tolist() == [2] * 4 + [1] * 6
+    vg.close()
+
+
 def test_state_views_are_read_only() -> None:
     vg = VectorGame(Rules(), [1])
     with pytest.raises(ValueError):
