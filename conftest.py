@@ -18,6 +18,8 @@ NEEDS = {
     "cribenv/vector.py": ("numba",),                                # the 'vector' extra
     "cribenv/_vector*.py": ("numba",),
     "cribenv/vector_kernels.py": ("numba",),
+    "agents/search/playouts.py": ("numba",),
+    "agents/search/kernels.py": ("numba",),
     "agents/web/app.py": ("fastapi",),                              # the 'web' extra
     "agents/web/server.py": ("fastapi",),
     "agents/web/routes/*.py": ("fastapi",),

@@ -259,7 +259,7 @@ def average_tables() -> tuple[np.ndarray, np.ndarray]:
     nothing else is known, by ranks alone. ``hand4[((r0*13+r1)*13+r2)*13+r3]`` is the mean
     show of 4 kept ranks over a starter from the other 48 cards; ``crib2[r0*13+r1]`` the mean
     crib of 2 thrown ranks with 3 cards from the other 50 (a model of a thrower's view, for
-    :meth:`cribenv.vector.VectorGame.discard_likelihood`).
+    the search agent's ``discard_likelihood``, ``agents/search/playouts.py``).
 
     >>> hand4, crib2 = average_tables()
     >>> round(float(hand4[((4 * 13 + 4) * 13 + 4) * 13 + 4]), 2)   # four 5s: 20 + a starter

@@ -7,8 +7,9 @@ seen: the number of cards each seat holds and has laid away, every Go, and that 
 in the play can lay a card. A seat that could not
 lay a card at count ``c`` held no card worth ``31 - c`` or less then, so every card it still
 holds is worth more (:func:`go_floors` reads these from the play, including the turns the play
-skipped in earlier series). :meth:`cribenv.vector.VectorGame.from_view` starts batched games
-from the samples.
+skipped in earlier series). The OpenSpiel game's ``resample_from_infostate``
+(:mod:`cribenv.integrations.openspiel`) deals with it, and the search agent (``agents.search``)
+continues its samples in the batched engine.
 
 >>> from cribenv.game import Game
 >>> g = Game(seed=3)

@@ -31,12 +31,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from cribenv import _playout_kernels as P
 from cribenv import _vector_kernels as K
 from cribenv import cards as C
-from cribenv.game import IllegalActionError, Phase, PlayerView, Rules
+from cribenv.game import IllegalActionError, Rules
 from cribenv.observation import OBS_SIZE
-from cribenv.positions import Hidden
 from cribenv.scoring import RANK_POINTS
 
 __all__ = ["HIDDEN_SIZE", "VectorGame", "VectorIllegalActionError", "seed_words"]
@@ -256,76 +254,10 @@ class VectorGame:
             return
         words, lengths = seed_words(seeds)
         mt, st, cfg = self._mt, self._st, self._cfg
-        self.map_rows(lambda a, b: K.start_games(mt, st, cfg, rows[a:b], words[a:b], lengths[a:b]),
-                  len(rows))
+        self.map_rows(lambda a, b: K.start_games(mt, st, cfg, rows[a:b], words[a:b],
+                                                 lengths[a:b]), len(rows))
         self.rewards[rows] = 0.0
         self.cumulative_rewards[rows] = 0.0
-
-    @classmethod
-    def from_view(cls, view: PlayerView, hidden: Hidden,
-                  seeds: Sequence[int] | np.ndarray | None,
-                  rules: Rules | None = None, **kwargs) -> VectorGame:
-        """Games that continue ``view``'s position, one a row, with the cards its seat cannot
-        see dealt as ``hidden`` (:func:`cribenv.positions.sample_hidden`) and each row's
-        generator seeded as ``random.Random(seeds[i])`` (the cut, if still to come, and the
-        hands after this one; ``None`` leaves them unseeded, for reading the positions
-        alone, e.g. :meth:`discard_likelihood`). ``rules`` default to
-        ``Rules(num_players, target)`` of the view; other keyword arguments are the
-        constructor's. Row ``i`` plays exactly as the
-        ``Game`` holding that position (``tests/test_positions.py``).
-
-        >>> import numpy as np
-        >>> from cribenv.game import Game
-        >>> from cribenv.positions import sample_hidden
-        >>> g = Game(seed=5)
-        >>> view = g.view(g.current_player)
-        >>> vg = VectorGame.from_view(view, sample_hidden(view, np.random.default_rng(0), 3),
-        ...                           seeds=[1, 2, 3])
-        >>> vg.hands(view.seat) == [view.hand] * 3, vg.scores.tolist()
-        (True, [[0, 0], [0, 0], [0, 0]])
-        """
-        rules = rules if rules is not None else Rules(num_players=view.num_players,
-                                                      target=view.target)
-        if rules.num_players != view.num_players or rules.target != view.target:
-            raise ValueError(f"the rules ({rules.num_players} players, target {rules.target}) "
-                             f"are not the view's ({view.num_players}, {view.target})")
-        if view.phase is Phase.GAME_OVER or view.current_player is None:
-            raise ValueError("the view's game is over: there is nothing to continue")
-        num = len(hidden.hands) if seeds is None else len(seeds)
-        if hidden.hands.shape != (num, view.num_players):
-            raise ValueError(f"hidden holds {hidden.hands.shape[0]} deals for {num} seeds")
-        st = np.zeros((num, K.NCOL), np.int64)
-        n = view.num_players
-        st[:, K.TO_ACT] = view.current_player
-        st[:, K.PHASE] = int(view.phase)
-        st[:, K.DEALER] = view.dealer
-        st[:, K.NEXT_DEALER] = (view.dealer + 1) % n
-        st[:, K.HAND_NO] = view.hand_number
-        st[:, K.COUNT] = view.count
-        st[:, K.SERIES_START] = view.series_start
-        st[:, K.N_PLAYED] = len(view.played)
-        st[:, K.LAST] = view.played[-1][0] if view.played else -1
-        st[:, K.STARTER] = -1 if view.starter is None else view.starter
-        st[:, K.WINNER] = -1
-        st[:, K.SCORES:K.SCORES + len(view.scores)] = view.scores
-        for k, (seat, card) in enumerate(view.played):
-            st[:, K.PLAYED_CARD + k] = card
-            st[:, K.PLAYED_BY + k] = seat
-        crib = hidden.crib_card.copy()
-        for q in range(n):
-            st[:, K.HAND + q] = hidden.hands[:, q]
-            st[:, K.DISC + q] = hidden.discards[:, q]
-            crib |= hidden.discards[:, q]
-            st[:, K.HELD + q] = view.cards_held[q]
-            st[:, K.NDISC + q] = view.discards_made[q]
-            st[:, K.GO + q] = int(view.said_go[q])
-            if view.phase is Phase.PLAY:
-                laid = sum(1 << c for s, c in view.played if s == q)
-                st[:, K.KEPT + q] = hidden.hands[:, q] | laid
-        st[:, K.CRIB] = crib
-        first = rules.hand_size * n
-        st[:, K.DECK + first:K.DECK + first + hidden.deck.shape[1]] = hidden.deck
-        return cls.from_state(rules, st, seeds, first_dealer=0, **kwargs)
 
     @classmethod
     def from_state(cls, rules: Rules, state: np.ndarray,
@@ -359,62 +291,6 @@ class VectorGame:
             words, lengths = seed_words(seeds)
             K.seed_rows(vg._mt, vg._st, np.arange(num), words, lengths)
         return vg
-
-    def greedy_actions(self) -> np.ndarray:
-        """``(N,)`` the card :class:`agents.greedy.GreedyAgent` lays in each game (-1 once
-        over), computed in compiled code."""
-        out = np.empty(self.num_games, np.int64)
-        st = self._st
-        self.map_rows(lambda a, b: P.greedy_cards(st[a:b], self._cfg, P.HAND4, P.TWO, out[a:b]))
-        return out
-
-    def playout(self, rows: np.ndarray | None = None) -> None:
-        """Play each game (or the games ``rows``) to the end of the hand it is in: until that
-        hand's show is counted and the next hand dealt, or the game ends. Every seat discards
-        as :class:`agents.greedy.GreedyAgent` and plays the card that pegs the most points
-        less the expected best reply of the next seat (the expert's main term, from what the
-        seat may know). Rewards are not computed."""
-        sel = slice(None) if rows is None else np.asarray(rows, np.int64)
-        st, mt = self._st[sel], self._mt[sel]
-        self.map_rows(lambda a, b: P.playout_rows(mt[a:b], st[a:b], self._cfg, self._rank_points,
-                                              P.HAND4, P.TWO), len(st))
-        if rows is not None:
-            self._st[sel], self._mt[sel] = st, mt
-
-    def play_likelihood(self, seat: int, temperature: float = 1.0,
-                        floor: float = 0.1) -> np.ndarray:
-        """``(N,)`` the log-chance of the cards the other seats laid so far in each game's
-        play, had they chosen by the softmax (at ``temperature`` points) of the pegging
-        points less the expected best reply, mixed with ``floor`` of a uniform choice: how
-        likely each deal of :meth:`from_view` makes what ``seat`` saw."""
-        out = np.empty(self.num_games, np.float64)
-        st = self._st
-        self.map_rows(lambda a, b: P.play_log_likelihood(st[a:b], self._cfg, self._rank_points,
-                                                     seat, temperature, floor, out[a:b]))
-        return out
-
-    def discard_likelihood(self, seat: int, temperature: float = 1.0, floor: float = 0.1,
-                           model: str = "greedy") -> np.ndarray:
-        """``(N,)`` for 2 players: the log-chance of the throws the other seat made in each
-        game, had it thrown by the softmax (at ``temperature`` points) of a value of each way
-        to lay away its six cards, mixed with ``floor`` of a uniform choice: how likely each
-        deal of :meth:`from_view` makes its throw (0 before it has thrown). The value, with
-        ``model="greedy"``, is the greedy bot's (the kept cards' points alone, plus or minus
-        the thrown pair's); with ``"ev"``, the kept cards' average show over a starter plus or
-        minus the thrown ranks' average crib (:func:`cribenv.discard.average_tables`), and a
-        4-card flush's 4 points in both."""
-        if model not in ("greedy", "ev"):
-            raise ValueError(f"model must be 'greedy' or 'ev', got {model!r}")
-        out = np.empty(self.num_games, np.float64)
-        st = self._st
-        if model == "greedy":
-            hand, crib = P.HAND4_F, P.TWO_F
-        else:
-            from cribenv.discard import average_tables
-            hand, crib = average_tables()
-        self.map_rows(lambda a, b: P.discard_log_likelihood(st[a:b], self._cfg, seat, temperature,
-                                                        floor, hand, crib, out[a:b]))
-        return out
 
     def copy_rows(self, rows: np.ndarray) -> VectorGame:
         """A new VectorGame of the games ``rows`` (repeats allowed), state and generators
@@ -584,7 +460,7 @@ class VectorGame:
         mt, cfg, rank_points, shaping = self._mt, self._cfg, self._rank_points, self.shaping
         rewards, cumulative = self.rewards, self.cumulative_rewards
         self.map_rows(lambda a, b: K.step_games(mt[a:b], st[a:b], cfg, rank_points, acts[a:b],
-                                            rewards[a:b], cumulative[a:b], shaping))
+                                                rewards[a:b], cumulative[a:b], shaping))
         self.finished = playing & (st[:, K.TO_ACT] < 0)
         if self.auto_reset:
             self._replace_finished()
@@ -603,8 +479,9 @@ class VectorGame:
         rewards = np.zeros((len(rows), self.num_players), np.float64)
         cumulative = self.cumulative_rewards[rows]
         cfg, rank_points, shaping = self._cfg, self._rank_points, self.shaping
-        self.map_rows(lambda a, b: K.step_games(mt[a:b], st[a:b], cfg, rank_points, sub_acts[a:b],
-                                            rewards[a:b], cumulative[a:b], shaping), len(rows))
+        self.map_rows(lambda a, b: K.step_games(mt[a:b], st[a:b], cfg, rank_points,
+                                                sub_acts[a:b], rewards[a:b], cumulative[a:b],
+                                                shaping), len(rows))
         self._st[rows], self._mt[rows] = st, mt
         self.rewards[:] = 0.0
         self.rewards[rows] = rewards
@@ -691,8 +568,8 @@ class VectorGame:
         out = _buffer(out, (num, HIDDEN_SIZE), np.float32, "hidden")
         cfg = self._cfg
         rp = self._rank_points
-        self.map_rows(lambda a, b: K.hidden_rows(mt[a:b], st[a:b], cfg, rp, seats[a:b], out[a:b]),
-                  num)
+        self.map_rows(lambda a, b: K.hidden_rows(mt[a:b], st[a:b], cfg, rp, seats[a:b],
+                                                 out[a:b]), num)
         return out
 
     def close(self) -> None:

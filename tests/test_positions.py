@@ -1,7 +1,7 @@
-"""Positions in the batched engine: ``VectorGame.from_view`` continues a seat's view with the
-unseen cards dealt by ``cribenv.positions.sample_hidden``, step by step as ``Game`` continued
-from the same filled-in position; the compiled greedy bot and the playouts as
-``agents.greedy``."""
+"""Positions in the batched engine: the search's ``agents.search.playouts.from_view``
+continues a seat's view with the unseen cards dealt by ``cribenv.positions.sample_hidden``,
+step by step as ``Game`` continued from the same filled-in position; the compiled greedy bot
+and the playouts as ``agents.greedy``; the likelihoods as their plain Python softmax."""
 
 from __future__ import annotations
 
@@ -11,11 +11,17 @@ import numpy as np
 import pytest
 
 from agents import make_agent
+from agents.search.playouts import (
+    discard_likelihood,
+    from_view,
+    greedy_actions,
+    play_likelihood,
+    playout,
+)
 from cribenv.cards import parse, parse_many
 from cribenv.game import Game, Phase, Rules
 from cribenv.observation import encode
 from cribenv.positions import go_floors, sample_hidden
-from cribenv.vector import VectorGame
 
 RULES = [Rules(num_players=2), Rules(num_players=2, target=61), Rules(num_players=3),
          Rules(num_players=4), Rules(num_players=2, must_peg_out_exactly=True),
@@ -28,7 +34,7 @@ def bits(s: int) -> list[int]:
 
 def filled_game(game: Game, view, hidden, r: int, seed: int) -> Game:
     """``game`` with the unseen cards replaced by deal ``r`` of ``hidden`` and the generator
-    seeded with ``seed``: the position row ``r`` of ``VectorGame.from_view`` holds."""
+    seeded with ``seed``: the position row ``r`` of ``from_view`` holds."""
     g = game.clone()
     n = game.num_players
     g.hands = [bits(hidden.hands[r, q]) for q in range(n)]
@@ -65,7 +71,7 @@ def test_rows_play_as_the_filled_in_game_step_by_step(rules):
         checked[view.phase] += 1
         hidden = sample_hidden(view, np.random.default_rng(case), 3)
         seeds = [case * 7 + k for k in range(3)]
-        vg = VectorGame.from_view(view, hidden, seeds, rules=rules)
+        vg = from_view(view, hidden, seeds, rules=rules)
         games = [filled_game(game, view, hidden, r, seeds[r]) for r in range(3)]
         rng = np.random.default_rng(case)
         for _ in range(400):
@@ -73,7 +79,7 @@ def test_rows_play_as_the_filled_in_game_step_by_step(rules):
                 break
             to_act = vg.to_act
             obs = vg.observe()
-            greedy_cards = vg.greedy_actions()
+            greedy_cards = greedy_actions(vg)
             actions = np.zeros(3, np.int64)
             for r, g in enumerate(games):
                 assert (g.current_player if g.current_player is not None else -1) == to_act[r]
@@ -189,7 +195,7 @@ def lite_card(game: Game) -> int:
 
 @pytest.mark.parametrize("rules", RULES[:4], ids=lambda r: f"{r.num_players}p-{r.target}")
 def test_the_playouts_pegging_values_are_the_plain_python_ones(rules):
-    from cribenv import _playout_kernels as P
+    from agents.search import kernels as P
 
     checked = 0
     for case in range(40):
@@ -198,10 +204,10 @@ def test_the_playouts_pegging_values_are_the_plain_python_ones(rules):
             continue
         view = game.view(game.current_player)
         hidden = sample_hidden(view, np.random.default_rng(case), 1)
-        vg = VectorGame.from_view(view, hidden, [case], rules=rules)
+        vg = from_view(view, hidden, [case], rules=rules)
         g = filled_game(game, view, hidden, 0, case)
         values = np.empty(52)
-        P._lite_values(vg._st, vg._cfg, 0, view.current_player, values)
+        P._lite_values(vg.state, vg.config, 0, view.current_player, values)
         want = lite_values(g)
         assert sorted(np.flatnonzero(values > -np.inf).tolist()) == sorted(want)
         for c, v in want.items():
@@ -218,8 +224,8 @@ def test_a_playout_plays_the_hand_out_as_the_plain_python_rule(rules):
         view = game.view(game.current_player)
         hidden = sample_hidden(view, np.random.default_rng(case), 4)
         seeds = list(range(4))
-        vg = VectorGame.from_view(view, hidden, seeds, rules=rules)
-        vg.playout()
+        vg = from_view(view, hidden, seeds, rules=rules)
+        playout(vg)
         for r in range(4):
             g = filled_game(game, view, hidden, r, seeds[r])
             hand = g.hand_number
@@ -254,7 +260,7 @@ def test_deals_that_explain_the_plays_weigh_more():
     rows = Hidden(np.array([[cset("5H 5D 9S"), h] for h, _ in worlds]),
                   np.array([[cset("KS QD"), cset("7D AH")]] * 2),
                   np.zeros(2, np.int64), np.array([d for _, d in worlds]))
-    ll = VectorGame.from_view(view, rows, [0, 1]).play_likelihood(0)
+    ll = play_likelihood(from_view(view, rows, [0, 1]), 0)
     assert ll[0] < 0 and ll[1] < ll[0]    # with 2D it could have paired the 2 and did not
 
 
@@ -263,9 +269,9 @@ def test_from_view_refuses_a_view_of_other_rules_or_a_finished_game():
     view = game.view(game.current_player)
     hidden = sample_hidden(view, np.random.default_rng(0), 2)
     with pytest.raises(ValueError, match="not the view's"):
-        VectorGame.from_view(view, hidden, [0, 1], rules=Rules(num_players=2, target=61))
+        from_view(view, hidden, [0, 1], rules=Rules(num_players=2, target=61))
     with pytest.raises(ValueError, match="2 deals for 3 seeds"):
-        VectorGame.from_view(view, hidden, [0, 1, 2])
+        from_view(view, hidden, [0, 1, 2])
 
 
 @pytest.mark.parametrize("model", ["greedy", "ev"])
@@ -284,8 +290,8 @@ def test_the_throws_likelihood_is_the_softmax_in_plain_python(model):
         view = game.view(game.current_player)
         other = 1 - view.seat
         hidden = sample_hidden(view, np.random.default_rng(case), 3)
-        vg = VectorGame.from_view(view, hidden, [0, 1, 2])
-        got = vg.discard_likelihood(view.seat, temperature=1.5, floor=0.1, model=model)
+        vg = from_view(view, hidden, [0, 1, 2])
+        got = discard_likelihood(vg, view.seat, temperature=1.5, floor=0.1, model=model)
         for r in range(3):
             thrown = bits(hidden.discards[r, other])
             if len(thrown) < 2:

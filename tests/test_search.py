@@ -98,6 +98,27 @@ def test_the_cli_refuses_a_huge_budget_before_any_game(tmp_path, capsys):
     assert not db.exists()
 
 
+def test_the_search_is_built_on_the_engines_public_interface():
+    """agents/search reads and steps the batched engine through its documented names
+    (cribenv.vector, cribenv.vector_kernels), never a private module of cribenv."""
+    import ast
+    from pathlib import Path
+
+    package = Path(__file__).resolve().parents[1] / "agents" / "search"
+    private = []
+    for path in sorted(package.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [f"{node.module}.{a.name}" for a in node.names] \
+                if isinstance(node, ast.ImportFrom) and node.module else []
+            private += [f"{path.name}: {n}" for n in names
+                        if n.startswith("cribenv") and any(p.startswith("_")
+                                                           for p in n.split(".")[1:])]
+    assert {p.name for p in package.glob("*.py")} >= {"__init__.py", "kernels.py",
+                                                       "playouts.py"}
+    assert not private, private
+
+
 def test_search_plays_as_an_env_opponent():
     from cribenv.wrappers import SingleAgentCribbageEnv
 

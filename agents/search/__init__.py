@@ -1,20 +1,25 @@
 """``search:BASE`` agents: a base agent's plays checked by playouts on the batched engine.
 
+The package: this module is the agent; :mod:`agents.search.playouts` continues a seat's
+position in the batched engine (the deals, the playouts, the likelihoods), on its compiled
+kernels (:mod:`agents.search.kernels`), both built on the engine's public interface
+(:mod:`cribenv.vector_kernels`).
+
 In the play, at each decision with a choice, the agent values every legal card by paired
 playouts:
 
 1. deal what the seat has not seen ``8 D`` times (:func:`cribenv.positions.sample_hidden`,
    consistent with the card counts and every Go), ``D = playouts // legal cards``; weigh each
    deal by how likely it makes the other seat's throw
-   (:meth:`cribenv.vector.VectorGame.discard_likelihood`: the softmax, at half a point, of
+   (:func:`agents.search.playouts.discard_likelihood`: the softmax, at half a point, of
    each throw's average hand and crib points) and the cards the other seats laid in this
    hand's play
-   (:meth:`~cribenv.vector.VectorGame.play_likelihood`: the softmax of the expert's pegging
+   (:func:`~agents.search.playouts.play_likelihood`: the softmax of the expert's pegging
    term), each mixed with a uniform choice; keep ``D`` of them, a systematic resample by
    those weights;
 2. start every card from every deal, with the same generator (the same next hands) for all
    cards: the comparison is paired;
-3. play each to the end of the hand in compiled code (:meth:`~cribenv.vector.VectorGame.playout`:
+3. play each to the end of the hand in compiled code (:func:`~agents.search.playouts.playout`:
    every seat pegs by the points it makes less the expected best reply);
 4. value the end by the chance to win: exact where the game ended, else the win-probability
    table at the scores and the next dealer (:mod:`agents.winprob`; with 3 or 4 players the
@@ -161,28 +166,33 @@ class SearchAgent(ViewAgent):
     def _values(self, view: PlayerView, legal: list[int]) -> np.ndarray:
         """``(cards, D)`` chances to win after each legal card, on ``D`` paired deals (drawn
         by their likelihood, so each counts alike)."""
-        from cribenv.vector import VectorGame
+        from agents.search.playouts import (
+            discard_likelihood,
+            from_view,
+            play_likelihood,
+            playout,
+        )
 
         n_cards = len(legal)
         deals = max(2, self.playouts // n_cards)
         drawn = deals * DRAWS
         hidden = self._deals(view, drawn)
         rules = Rules(num_players=view.num_players, target=view.target)
-        drawn_games = VectorGame.from_view(view, hidden, None, rules=rules)
-        ll = drawn_games.play_likelihood(view.seat) if view.played else np.zeros(drawn)
+        drawn_games = from_view(view, hidden, None, rules=rules)
+        ll = play_likelihood(drawn_games, view.seat) if view.played else np.zeros(drawn)
         if view.num_players == 2:
-            ll = ll + drawn_games.discard_likelihood(view.seat, DISCARD_TEMPERATURE,
-                                                     model="ev")
+            ll = ll + discard_likelihood(drawn_games, view.seat, DISCARD_TEMPERATURE,
+                                         model="ev")
         w = np.exp(ll - ll.max())
         w /= w.sum()
         # the deals kept: a systematic resample of the drawn ones by their weights
         picks = np.searchsorted(np.cumsum(w), (self.rng.random() + np.arange(deals)) / deals)
         picks = np.minimum(picks, drawn - 1)
         seeds = self.rng.integers(_SEED_MAX, size=deals)
-        root = VectorGame.from_view(view, hidden.take(picks), seeds, rules=rules)
+        root = from_view(view, hidden.take(picks), seeds, rules=rules)
         vg = root.copy_rows(np.tile(np.arange(deals), n_cards))   # card-major
         vg.step(np.repeat(np.asarray(legal, np.int64), deals))
-        vg.playout()
+        playout(vg)
         side = rules.side_of(view.seat)
         sides = np.array([rules.side_of(s) for s in range(view.num_players)])
         scores = vg.scores

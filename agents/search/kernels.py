@@ -1,13 +1,15 @@
-"""Numba kernels of :mod:`cribenv.vector` for search: the greedy bot compiled, a pegging
-heuristic, playouts and the likelihood of the plays seen.
+"""The search's compiled kernels: the greedy bot compiled, the expert's pegging term, playouts
+and the likelihood of the plays and throws seen, on rows of the batched engine.
 
 :func:`greedy_card` is :class:`agents.greedy.GreedyAgent`'s choice (its docstring states the
 rule; ``tests/test_positions.py`` proves the two equal on random positions), read from a row of
 the batched engine's state. :func:`_lite_values` is the expert's main pegging term, ``now -
 E[reply]`` (``tests/test_positions.py`` checks it against a plain Python version).
 :func:`playout_rows` plays rows to the end of the hand they are in (or of the game), in one
-call: the playouts of the search agent (:mod:`agents.search`); :func:`play_log_likelihood`
-weighs its deals. Rows and state columns are :mod:`cribenv._vector_kernels`'.
+call: the playouts of the search agent (:mod:`agents.search`); :func:`play_log_likelihood` and
+:func:`discard_log_likelihood` weigh its deals. Rows, their columns and the function that steps
+one are the engine's public interface, :mod:`cribenv.vector_kernels`; these kernels are
+compiled and cached (``cache=True``) as the engine's are.
 """
 
 from __future__ import annotations
@@ -15,8 +17,8 @@ from __future__ import annotations
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from cribenv import _vector_kernels as K
 from cribenv import scoring
+from cribenv import vector_kernels as K
 
 jit = K.jit
 _ONE = np.int64(1)
@@ -26,14 +28,6 @@ HAND4 = np.frombuffer(scoring.HAND4_POINTS, np.uint8).astype(np.int64)
 TWO = np.frombuffer(scoring.TWO_POINTS, np.uint8).astype(np.int64)
 #: the same as float64: the greedy throw model of :func:`discard_log_likelihood`
 HAND4_F, TWO_F = HAND4.astype(np.float64), TWO.astype(np.float64)
-
-
-@jit
-def seed_rows(mt, st, rows, keys, keylens):
-    """Seed the generator of row ``rows[j]`` as ``random.Random(seed)`` (the seed's words
-    ``keys[j, :keylens[j]]``), leaving the rest of the row alone."""
-    for j in range(rows.shape[0]):
-        K.seed_generator(mt, st, rows[j], keys[j], keylens[j])
 
 
 @jit
