@@ -136,3 +136,146 @@ def test_every_mkdocs_command_of_the_readme_says_to_install_the_docs_extra():
     assert runs
     for line in runs:
         assert setup_has_docs or '-e ".[docs]"' in line, line
+
+
+# -- the four kinds of page, the generated settings reference, the commands of the pages --
+
+def test_the_navigation_shows_the_four_kinds():
+    """Tutorials, how-to guides, reference and explanation (Diataxis), each a section of the
+    site's navigation; the generated settings page is in the reference."""
+    yaml = pytest.importorskip("yaml")
+    nav = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))["nav"]
+    sections = {title: pages for entry in nav for title, pages in entry.items()}
+    for kind in ("Tutorials", "How-to guides", "Reference", "Explanation"):
+        assert isinstance(sections.get(kind), list) and len(sections[kind]) >= 3, kind
+    reference = [page for entry in sections["Reference"] for page in entry.values()]
+    assert "settings.md" in reference
+    assert not (ROOT / "docs" / "settings.md").exists()   # generated, never written by hand
+
+
+# A page longer than this says why here; the rest are split by kind or by task.
+LONG_PAGES = {
+    "libraries.md": "one table of every RL library and the notes each library's adapter needs",
+    "web.md": "the web table's every feature, one bullet each, and its tests",
+}
+
+
+def test_no_page_is_long_without_a_reason():
+    long = {page.name: len(page.read_text(encoding="utf-8").splitlines())
+            for page in (ROOT / "docs").glob("*.md")}
+    long = {name: n for name, n in long.items() if n > 210 and name not in LONG_PAGES}
+    assert not long, f"split these pages (or say why in LONG_PAGES): {long}"
+
+
+def _table_rows(markdown: str, heading: str) -> list[list[str]]:
+    """The body rows of the first table under ``heading``, each as its cells (unescaped)."""
+    section = markdown.split(f"\n## {heading}\n", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| `")]
+    return [[re.sub(r"\\(.)", r"\1", c).strip() for c in re.split(r"(?<!\\)\|", row)[1:-1]]
+            for row in rows]
+
+
+def _shown_as_the_flag_says(value) -> str:
+    """A default as ``cribenv train --help`` prints it."""
+    if isinstance(value, list):
+        return " ".join(map(str, value))
+    return "''" if value == "" else str(value)
+
+
+def test_the_settings_page_says_what_train_help_says():
+    """Every setting of every backend is on the generated page with the default, help and
+    choices of its ``cribenv train --backend X --help`` flag, and nothing else is; the
+    command's own flags are named on it too."""
+    import argparse
+    import json
+
+    from train.command import BACKENDS, add_settings, configure
+
+    page = load("settings_page").markdown()
+    shared = {row[0].strip("`"): row for row in _table_rows(page, "Settings every backend has")}
+    for column, backend in enumerate(BACKENDS, start=1):
+        own = {row[0].strip("`"): row for row in _table_rows(page, f"The {backend} backend's own")}
+        assert not set(own) & set(shared)
+        parser = argparse.ArgumentParser(prog="cribenv train")
+        configure(parser)
+        add_settings(parser, backend)
+        flags = [a for a in parser._actions if a.help != argparse.SUPPRESS and a.dest != "help"]
+        settings = {}
+        for action in flags:
+            match = re.fullmatch(r"(.*) \(default (.*)\)", action.help or "", re.S)
+            if match and action.dest != "backend":
+                settings[action.dest] = (match.group(1), match.group(2), action.choices)
+            else:   # the command's own flags: --run-dir, --config, --backend, --resume, ...
+                assert f"`{action.option_strings[0]}" in page, action.option_strings
+        assert set(settings) == set(shared) | set(own), backend
+        for name, (help_text, default, choices) in settings.items():
+            if name in shared:
+                row = shared[name]
+                value, allowed, what = row[column], row[-2], row[-1]
+                said = {line.split(": ", 1)[0].strip("*"): line.split(": ", 1)[1]
+                        for line in what.split("<br>")[1:]}
+                ok = {line.split(": ", 1)[0].strip("*"): line.split(": ", 1)[1]
+                      for line in allowed.split("<br>")[1:]}
+                what, allowed = said.get(backend, what.split("<br>")[0]), \
+                    ok.get(backend, allowed.split("<br>")[0])
+            else:
+                _, value, allowed, what = own[name]
+            assert what == help_text, (backend, name)
+            assert _shown_as_the_flag_says(json.loads(value.strip("`"))) == default, \
+                (backend, name)
+            for choice in choices or ():
+                assert repr(choice) in allowed, (backend, name, choice)
+
+
+def test_the_settings_page_is_built(site):
+    site, _ = site
+    text = " ".join(page(site, "settings").split())
+    assert "Settings every backend has" in text and "`" not in text
+    assert "num_env_runners" in text and "n_envs is n_games" in text
+
+
+def test_settings_page_doctests():
+    assert doctest.testmod(load("settings_page")).failed == 0
+
+
+def _commands(text: str):
+    """Each ``$ cribenv ...`` line of the console blocks of ``text`` (continued lines joined)."""
+    for block in re.findall(r"^```console\n(.*?)^```", text, re.S | re.M):
+        for line in block.replace("\\\n", " ").splitlines():
+            match = re.match(r"^\S*\$\s+cribenv (.*)", line)
+            if match:
+                yield match.group(1)
+
+
+def test_every_cribenv_command_of_the_pages_parses():
+    """The tutorial's and the how-to pages' commands (every page's, and the README's) are ones
+    ``cribenv`` accepts: each is parsed by its command's own parser, without running it."""
+    import argparse
+    import shlex
+
+    from cribenv.cli import COMMANDS, load_command
+
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    seen = []
+    for path in pages:
+        for command in _commands(path.read_text(encoding="utf-8")):
+            args = shlex.split(command, comments=True)
+            assert args[0] in COMMANDS, f"{path.name}: cribenv {command}"
+            parser = argparse.ArgumentParser(prog=f"cribenv {args[0]}", exit_on_error=False)
+            load_command(COMMANDS[args[0]][0]).configure(parser)
+            try:
+                parser.parse_args(args[1:])
+            except (argparse.ArgumentError, SystemExit) as exc:
+                pytest.fail(f"{path.name}: cribenv {command}: {exc}")
+            seen.append(path.name)
+    assert seen.count("tutorial.md") == 3
+
+
+def test_the_results_page_links_every_results_readme(site):
+    """The results page is an index of the runs' READMEs, each a page of the site."""
+    site, _ = site
+    index = (ROOT / "docs" / "experiments.md").read_text(encoding="utf-8")
+    for readme in sorted((ROOT / "results").glob("*/README.md")):
+        name = readme.parent.name
+        assert f"results/{name}/README.md" in index, name
+        assert (site / "results" / name / "index.html").is_file(), name
