@@ -178,3 +178,25 @@ def test_a_run_with_throw_values_trains_exports_and_resumes_exactly(tmp_path, mo
     assert "throw_value_loss" in header and "throw_value_samples" in header
     samples = [float(r.split(",")[header.index("throw_value_samples")]) for r in rows[1:]]
     assert sum(samples) > 0
+
+
+def test_the_scratch_agent_ships_and_is_the_recipes_run():
+    """``ppo:scratch`` is the policy that ``train/configs/selfplay-from-rules.json`` trained
+    (results/from-rules/recipe): the same weights, its settings the config's, a keeps network
+    with throw values; it reads the observation alone (no expert feature)."""
+    from pathlib import Path
+
+    from agents import make_agent
+    from agents.ppo import SCRATCH_POLICY
+
+    root = Path(__file__).resolve().parents[1]
+    run = root / "results" / "from-rules" / "recipe"
+    assert SCRATCH_POLICY.read_bytes() == (run / "policy.safetensors").read_bytes()
+    config = SelfPlayConfig.load(root / "train" / "configs" / "selfplay-from-rules.json")
+    assert SelfPlayConfig.load(run / "config.json").to_dict() == config.to_dict()
+    # no expert features, no start from the shipped agent, no game against the expert bot
+    assert config.policy == "keeps" and config.throw_values and not config.init_policy
+    assert config.expert_share == 0 and not config.privileged_critic
+    agent = make_agent("ppo:scratch")
+    assert agent.name == "ppo:scratch" and agent.policy.value_layers
+    assert agent.policy.arch == "keeps"

@@ -42,7 +42,7 @@ __all__ = ["BUILT_IN_BOTS", "create_app"]
 
 STATIC = Path(__file__).resolve().parent / "static"
 BUILT_IN_BOTS = {"expert": "expert", "greedy": "greedy", "random": "random",
-                 "ppo:shipped": "ppo:shipped"}
+                 "ppo:scratch": "ppo:scratch", "ppo:shipped": "ppo:shipped"}
 if importlib.util.find_spec("numba") is not None:   # the batched engine: the 'vector' extra
     # the strongest: ppo:shipped with its plays checked by search (results/search)
     BUILT_IN_BOTS["search:ppo:shipped"] = "search:ppo:shipped"

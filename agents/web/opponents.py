@@ -5,7 +5,7 @@ plays, the lobby's order, and why one forfeited.
 :func:`opponent_name` names a bot offered under a label.
 
     >>> [o.name for o in OPPONENTS]
-    ['Beginner', 'Greedy', 'Expert', 'Master', 'Champion']
+    ['Beginner', 'Greedy', 'Self-taught', 'Expert', 'Master', 'Champion']
     >>> opponent_name("ppo:shipped"), opponent_name("mine")
     ('Master', 'mine')
 
@@ -37,6 +37,9 @@ OPPONENTS: tuple[Opponent, ...] = (
              "game"),
     Opponent("Greedy", "greedy", "takes the most points it can see now, in the throw and in "
              "the play, and never looks further"),
+    Opponent("Self-taught", "ppo:scratch", "is a neural network that learnt the game from the "
+             "rules alone, playing against itself; it beats Greedy and nearly matches the "
+             "Expert"),
     Opponent("Expert", "expert", "throws by the exact expected value of hand and crib, and "
              "pegs with your best reply in mind"),
     Opponent("Master", "ppo:shipped", "is a neural network trained by playing against itself; "
