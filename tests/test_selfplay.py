@@ -480,3 +480,14 @@ def test_entropy_and_its_gradient_are_the_legal_cards_categoricals():
     g2, = torch.autograd.grad(theirs.sum(), logits)
     torch.testing.assert_close(g1, g2)
     assert (g1[~mask] == 0).all()
+
+
+def test_every_run_evaluates_its_final_policy(tmp_path):
+    """The self-play run too: an evaluation at the step it ends, said with where its files are."""
+    run, said = tmp_path / "run", []
+    train(tiny(total_steps=300, eval_games=2, eval_every=100_000), run, progress=False,
+          log=said.append)
+    steps = [int(r["step"]) for r in _columns(run / "eval.csv")]
+    assert steps[0] == 0 and steps[-1] >= 300 and len(steps) == 2
+    assert any(line.startswith("evaluation at step") for line in said)
+    assert any(line.startswith(f"files in {run}") for line in said)

@@ -240,3 +240,14 @@ def test_checkpoint_round_trip_and_latest(tmp_path):
         "LATEST", "step-000000256", "step-000000384"]
     with pytest.raises(CheckpointError, match="different settings"):
         load_checkpoint(tmp_path, tiny_config(learning_rate=1e-2))
+
+
+def test_every_run_evaluates_its_final_policy(tmp_path):
+    """A run whose end falls between evaluations still evaluates the policy it ends with (the
+    README's first run used to end with none), and says where its files are."""
+    run, said = tmp_path / "run", []
+    train(tiny_config(total_steps=384, eval_every=100_000), run, progress=False, log=said.append)
+    steps = [int(line.split(",")[0]) for line in (run / "eval.csv").read_text().splitlines()[1:]]
+    assert steps[0] == 0 and steps[-1] >= 384 and len(steps) == 2
+    assert any(line.startswith("evaluation at step") for line in said)
+    assert any(line.startswith(f"files in {run}") for line in said)

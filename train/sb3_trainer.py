@@ -200,8 +200,11 @@ def train(config: TrainConfig, run_dir: str | Path, resume: bool = False,
         for s, h in old_handlers.items():
             signal.signal(s, h)
     step = model.num_timesteps
-    _checkpoint(run_dir, model, state, pool, step)
     elapsed = time.perf_counter() - started
+    if (config.eval_games and not stop["stop"]
+            and (not state.evals or state.evals[-1]["step"] != step)):
+        _evaluate_and_log(model, config, run_dir, state, step)   # the final policy's
+    _checkpoint(run_dir, model, state, pool, step)
     trained = step - start_steps
     speed = trained / elapsed if elapsed > 0 else 0.0
     final = export_policy(policy_tensors(model, config), run_dir / "policy.safetensors",
@@ -213,6 +216,13 @@ def train(config: TrainConfig, run_dir: str | Path, resume: bool = False,
             f"pass --total-steps to train further")
     log(f"{'stopped' if stop['stop'] else 'finished'} at step {step:,} ({rate}); "
         f"policy: {final}")
+    if state.evals:
+        last = state.evals[-1]
+        log(f"evaluation at step {last['step']:,}: " + ", ".join(
+            f"{h} {100 * last[f'{h}_win_rate']:.1f}%" for h in config.heuristics
+            if f"{h}_win_rate" in last))
+    log(f"files in {run_dir}: policy.safetensors, eval.csv, learning_curve.png, "
+        f"logs/progress.csv, checkpoints/")
     if stop["stop"]:
         raise KeyboardInterrupt
     return final
