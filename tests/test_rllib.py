@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import csv
 import json
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -100,11 +101,13 @@ def cluster():
 
 
 @pytest.mark.slow
-def test_train_on_a_cluster_puts_the_env_runners_on_the_worker_and_resumes(cluster, tmp_path):
+def test_train_on_a_cluster_puts_the_env_runners_on_the_worker_and_resumes(cluster, tmp_path,
+                                                                           monkeypatch):
     from cribenv.cli import main
 
     c, worker = cluster
-    run = tmp_path / "run"
+    monkeypatch.chdir(tmp_path)
+    run = Path("run")     # a relative --run-dir: RLlib's checkpoint paths must be absolute
     flags = ["--backend", "rllib", "--address", c.address, "--run-dir", str(run),
              "--num-env-runners", "2", "--train-batch-size", "128", "--minibatch-size", "64",
              "--n-epochs", "1", "--net-arch", "16", "--checkpoint-every", "128",

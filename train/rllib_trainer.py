@@ -194,7 +194,7 @@ def _checkpoint(run_dir: Path, algo, state: dict[str, Any]) -> Path:
     class Archive:
         def save(self, path: Path) -> None:
             with tempfile.TemporaryDirectory(dir=path.parent) as tmp:
-                algo.save_to_path(Path(tmp) / "algorithm")
+                algo.save_to_path((Path(tmp) / "algorithm").resolve())   # RLlib: absolute
                 made = shutil.make_archive(str(Path(tmp) / "model"), "zip",
                                            root_dir=Path(tmp) / "algorithm")
                 Path(made).replace(path)
@@ -206,7 +206,7 @@ def _restore(algo, ckpt: Path) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         try:
             shutil.unpack_archive(ckpt / "model.zip", tmp, "zip")
-            algo.restore_from_path(tmp)
+            algo.restore_from_path(str(Path(tmp).resolve()))
         except Exception as exc:  # a damaged archive or another algorithm's checkpoint
             raise CheckpointError(f"{ckpt / 'model.zip'} cannot be restored: "
                                   f"{type(exc).__name__}: {exc}") from None
