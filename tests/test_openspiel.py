@@ -242,7 +242,9 @@ def test_resampling_keeps_the_seats_information_state_and_deals_the_rest_anew(sp
     game = pyspiel.load_game(spec)
     rng = random.Random(len(spec))
     phases = set()
-    for case in range(8):
+    for case in range(40):           # at least 8 positions, until both phases are among them
+        if case >= 8 and phases == {Phase.DISCARD, Phase.PLAY}:
+            break
         state = play_to_decision(game.new_initial_state(), rng, rng.randrange(10, 160))
         if state.is_terminal():
             continue
@@ -253,7 +255,7 @@ def test_resampling_keeps_the_seats_information_state_and_deals_the_rest_anew(sp
         for k in range(6):
             sample = state.resample_from_infostate(
                 seat, np.random.default_rng(k) if k % 2 else pyspiel.UniformProbabilitySampler(
-                    0.0, 1.0))
+                    k, 0.0, 1.0))                     # seeded: the same samples every run
             assert sample.information_state_string(seat) == key
             assert sample.information_state_tensor(seat) == state.information_state_tensor(seat)
             assert sample.current_player() == state.current_player()
@@ -263,7 +265,7 @@ def test_resampling_keeps_the_seats_information_state_and_deals_the_rest_anew(sp
             assert sample.game.scores == state.game.scores
             others.add(tuple(tuple(sorted(sample.game.hands[q] + sample.game.discards[q]))
                              for q in range(game.num_players()) if q != seat))
-            play_to_decision(sample, rng, 30)            # the sample plays on
+            play_to_decision(sample, random.Random(k), 30)   # the sample plays on
         assert len(others) > 1                            # the unseen cards are dealt anew
     assert phases == {Phase.DISCARD, Phase.PLAY}
 
