@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from train.learning_curve import numeric_rows
+from train.learning_curve import finite_number, numeric_rows
 
 #: The throw diagnostic's column (train.evaluation) and its axis label.
 REGRET = ("throw_regret", "throw regret (points of hand and crib)")
@@ -69,7 +69,7 @@ def plot_runs(runs: dict[str, list[dict[str, str]]], out: str | Path) -> Path:
     fig, axes = plt.subplots(2, len(columns), figsize=(5 * len(columns), 7.5), squeeze=False)
     for label, rows in runs.items():
         step = np.array([float(r["step"]) for r in rows])
-        wall = np.array([float(r["wall_s"]) / 60 if _finite(r.get("wall_s")) else np.nan
+        wall = np.array([float(r["wall_s"]) / 60 if finite_number(r.get("wall_s")) else np.nan
                          for r in rows])
         for j, (key, _) in enumerate(columns):
             if key not in rows[0]:
@@ -105,17 +105,10 @@ def plot_runs(runs: dict[str, list[dict[str, str]]], out: str | Path) -> Path:
     return path
 
 
-def _finite(text: str | None) -> bool:
-    try:
-        return bool(np.isfinite(float(text)))
-    except (TypeError, ValueError):
-        return False
-
-
 def _series(rows, key):
     """The column ``key`` of ``rows`` (win rates as %), with its band for a win rate."""
     def col(k):
-        return np.array([float(r[k]) if _finite(r.get(k)) else np.nan for r in rows])
+        return np.array([float(r[k]) if finite_number(r.get(k)) else np.nan for r in rows])
 
     if key.endswith("_win_rate"):
         stem = key[: -len("_win_rate")]

@@ -101,7 +101,7 @@ def plot_training(run_dir: str | Path) -> Path | None:
     col = {k: np.array([float(r[k]) for r in train_rows]) for k in keys}
     evals = (numeric_rows(run_dir / "eval.csv")
              if (run_dir / "eval.csv").exists() else [])
-    evals = [r for r in evals if _finite(r.get("wall_s"))]
+    evals = [r for r in evals if finite_number(r.get("wall_s"))]
     fig, axes = plt.subplots(1, 1 + len(TRAINING_PANELS), figsize=(20, 3.6))
     ax = axes[0]
     if evals:
@@ -125,7 +125,8 @@ def plot_training(run_dir: str | Path) -> Path | None:
     return out
 
 
-def _finite(text: str | None) -> bool:
+def finite_number(text: str | None) -> bool:
+    """``text`` (a CSV cell) reads as a finite number."""
     try:
         return bool(np.isfinite(float(text)))
     except (TypeError, ValueError):
