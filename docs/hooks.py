@@ -6,7 +6,6 @@
   they live, and the runs' measurements stay in one place.
 * ``settings.md``, the training settings reference, is written at build time from the
   settings classes (``docs/settings_page.py``), as ``cribenv train --help`` is.
-* ``from-scratch.md`` joins the navigation's *Explanation* section once the page exists.
 """
 
 from __future__ import annotations
@@ -18,31 +17,6 @@ from settings_page import markdown as settings_markdown  # docs/settings_page.py
 
 ROOT = Path(__file__).resolve().parents[1]
 FIGURES = (".png", ".svg", ".gif", ".jpg")
-#: pages that join the navigation when they exist: (section, title, page)
-OPTIONAL_PAGES = [("Explanation", "From the rules alone", "from-scratch.md")]
-
-
-def on_config(config):
-    """Add each of :data:`OPTIONAL_PAGES` that exists (and is not in the navigation yet) at
-    the end of its section."""
-    listed = {page for entry in _walk(config["nav"] or []) for page in entry.values()
-              if isinstance(page, str)}
-    for section, title, name in OPTIONAL_PAGES:
-        if (Path(config["docs_dir"]) / name).is_file() and name not in listed:
-            for entry in config["nav"]:
-                if isinstance(entry, dict) and isinstance(entry.get(section), list):
-                    entry[section].append({title: name})
-    return config
-
-
-def _walk(nav):
-    """Every ``{title: page}`` entry of the navigation, sections included."""
-    for entry in nav:
-        if isinstance(entry, dict):
-            yield entry
-            for value in entry.values():
-                if isinstance(value, list):
-                    yield from _walk(value)
 
 
 def on_files(files, config):

@@ -278,21 +278,3 @@ def test_the_results_page_links_every_results_readme(site):
         name = readme.parent.name
         assert f"results/{name}/README.md" in index, name
         assert (site / "results" / name / "index.html").is_file(), name
-
-
-def test_the_from_scratch_page_joins_the_navigation_once_it_exists(tmp_path, monkeypatch):
-    """docs/hooks.py adds "From the rules alone" under Explanation when the page is written,
-    once, and leaves the navigation alone before."""
-    require_docs()
-    import copy
-
-    monkeypatch.syspath_prepend(str(ROOT / "docs"))   # the hook imports settings_page beside it
-    hooks = load("hooks")
-    nav = [{"Home": "index.md"}, {"Explanation": [{"The networks": "networks.md"}]}]
-    config = {"nav": copy.deepcopy(nav), "docs_dir": str(tmp_path)}
-    assert hooks.on_config(config)["nav"] == nav
-    (tmp_path / "from-scratch.md").write_text("# From the rules alone\n", encoding="utf-8")
-    hooks.on_config(config)
-    hooks.on_config(config)
-    assert config["nav"][1]["Explanation"] == [{"The networks": "networks.md"},
-                                               {"From the rules alone": "from-scratch.md"}]
