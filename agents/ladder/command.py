@@ -21,8 +21,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "anchor with 95% intervals, its discard regret, its time a decision. The games are "
         "resumable tournaments in --folder; the result is one line of the leaderboard file, "
         "the same on every run and machine (but the time).")
-    parser.epilog = ("Example: cribenv ladder expert 'mine=cmd:python examples/cbp_bot.py' --workers 2; "
-                     "cribenv ladder --table results/ladder/leaderboard.jsonl prints a leaderboard")
+    parser.epilog = ("Example: cribenv ladder expert 'mine=cmd:python examples/cbp_bot.py' "
+                     "--workers 2; cribenv ladder --table results/ladder/leaderboard.jsonl "
+                     "prints a leaderboard")
     parser.add_argument("agents", nargs="*", metavar="AGENT",
                         help="agent specs, as in cribenv tournament (random, greedy, expert, "
                              "ppo:shipped, ppo:PATH, search:BASE, cmd:COMMAND, "
