@@ -20,10 +20,10 @@ NEEDS = {
     "cribenv/vector_kernels.py": ("numba",),
     "agents/search/playouts.py": ("numba",),
     "agents/search/kernels.py": ("numba",),
-    "agents/web/app.py": ("fastapi",),                              # the 'web' extra
-    "agents/web/server.py": ("fastapi",),
-    "agents/web/routes/*.py": ("fastapi",),
-    "agents/web/command.py": ("fastapi",),
+    "webtable/app.py": ("fastapi",),                              # the 'web' extra
+    "webtable/server.py": ("fastapi",),
+    "webtable/routes/*.py": ("fastapi",),
+    "webtable/command.py": ("fastapi",),
     "cribenv/render_image.py": ("PIL",),                            # the 'render' extra
     "cribenv/integrations/tianshou.py": ("tianshou", "torch"),      # the 'integrations' extra
     "cribenv/integrations/tianshou_batched.py": ("tianshou", "torch", "numba"),

@@ -1,5 +1,7 @@
-"""Bots that play Cribbage from a seat's view (or an environment observation), the game loop
-and the tournament runner.
+"""Bots that play Cribbage from a seat's view (or an environment observation) and the game
+loop. The tournament and the ladder are :mod:`tournament`, the web table :mod:`webtable`
+(their old names here, ``agents.tournament``, ``agents.ladder`` and ``agents.web``, still
+import, with a deprecation warning: :mod:`agents._moved`).
 
 A bot is ``choose(view, legal) -> card``; ``act(observation)`` adapts it to the RL boundary
 (:mod:`agents.base`). :func:`agents.arena.run_game` drives a game with bots and policies.
@@ -13,6 +15,8 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from agents import _moved
+
 # name -> the module that defines it, imported on first use (``import agents`` stays quick)
 _HOMES = {"Agent": "agents.base", "Bot": "agents.base", "RandomAgent": "agents.base",
           "ViewAgent": "agents.base", "ask": "agents.base", "available_agents": "agents.base",
@@ -20,6 +24,7 @@ _HOMES = {"Agent": "agents.base", "Bot": "agents.base", "RandomAgent": "agents.b
           "ExpertAgent": "agents.expert", "GreedyAgent": "agents.greedy",
           "SearchAgent": "agents.search"}
 __all__ = sorted(_HOMES)
+_moved.install()
 
 
 def __getattr__(name: str) -> Any:

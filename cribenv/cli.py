@@ -20,7 +20,7 @@ from types import ModuleType
 
 # name -> (module, one-line help): the one place the core names the layers above it
 COMMANDS: dict[str, tuple[str, str]] = {
-    "serve": ("agents.web.command", "the web table: play the bots in a browser, replays"),
+    "serve": ("webtable.command", "the web table: play the bots in a browser, replays"),
     "score": ("cribenv.commands.score", "score a hand (or crib) with its breakdown"),
     "discard": ("cribenv.commands.discard", "rank the 15 possible discards by expected value"),
     "play": ("agents.terminal", "play a game against a bot in the terminal"),
@@ -29,8 +29,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "rollouts": ("train.rollouts", "fit the expert-prior card network to paired rollouts"),
     "expert-iteration": ("train.expert_iteration",
                          "distil the search agent's plays into its base network, round by round"),
-    "tournament": ("agents.tournament", "bots and checkpoints against each other, with CIs"),
-    "ladder": ("agents.ladder.command",
+    "tournament": ("tournament", "bots and checkpoints against each other, with CIs"),
+    "ladder": ("tournament.ladder.command",
                "a bot's rating on frozen deals against fixed anchors: the leaderboard"),
     "bench": ("benchmarks.command", "benchmarks: scoring, engine and env speed vs baselines"),
     "demo": ("train.demo_command", "the README's main job: a quick tour end to end"),

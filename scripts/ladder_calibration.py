@@ -3,7 +3,7 @@
 The anchors play a round robin on the set's first ``--calibration-deals`` deals (a resumable
 tournament in ``ladder/``); their Bradley-Terry ratings on the Elo scale, shifted so that
 expert is 1500, become the fixed scale of every later ladder run on the set. Run once per deal
-set (this is how ``agents/data/ladder/cribenv-ladder-v1.json`` was made)::
+set (this is how ``tournament/ladder/data/cribenv-ladder-v1.json`` was made)::
 
     python scripts/ladder_calibration.py --workers 2
 """
@@ -15,10 +15,10 @@ import json
 import subprocess
 from pathlib import Path
 
-from agents.ladder.deals import LADDER_FILE, fingerprint
-from agents.tournament import run_tournament
-from agents.tournament.schedule import deal_seed
 from cribenv.files import write_text
+from tournament import run_tournament
+from tournament.ladder.deals import LADDER_FILE, fingerprint
+from tournament.schedule import deal_seed
 
 NAME = "cribenv-ladder-v1"
 SEED = 121121

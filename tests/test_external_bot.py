@@ -17,9 +17,9 @@ from agents import make_agent
 from agents.arena import play_game
 from agents.external import _IDLE, ExternalBot
 from agents.protocol import ProtocolError, read_card, read_hello
-from agents.tournament import run_tournament
 from cribenv.cli import main
 from cribenv.game import Rules
+from tournament import run_tournament
 
 ROOT = Path(__file__).resolve().parents[1]
 CLIENT = f"{sys.executable} {ROOT / 'examples' / 'cbp_bot.py'}"

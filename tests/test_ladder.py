@@ -15,14 +15,14 @@ import pytest
 
 from agents import make_agent
 from agents.base import ViewAgent
-from agents.ladder import ladder_line, leaderboard_table, update_leaderboard
-from agents.ladder.deals import _deal_cards, load
-from agents.ladder.quality import discard_quality
-from agents.ladder.rating import fixed_anchor_rating, win_probability
 from cribenv import cards as C
 from cribenv.cli import main
 from cribenv.discard import analyse_discards
 from cribenv.game import Game
+from tournament.ladder import ladder_line, leaderboard_table, update_leaderboard
+from tournament.ladder.deals import _deal_cards, load
+from tournament.ladder.quality import discard_quality
+from tournament.ladder.rating import fixed_anchor_rating, win_probability
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -164,8 +164,8 @@ def endgame_position() -> Game:
 
 
 def test_an_endgame_proof_by_hand():
-    from agents.ladder.endgames import winning_cards
     from cribenv.cards import parse
+    from tournament.ladder.endgames import winning_cards
 
     game = endgame_position()
     assert game.current_player == 0 and game.legal_actions() == [parse("5H"), parse("9C")]
@@ -175,8 +175,13 @@ def test_an_endgame_proof_by_hand():
 
 
 def test_the_endgame_suite_is_proven_and_scores_a_bot():
-    from agents.ladder.endgames import endgame_score, load_positions, position_game, winning_cards
     from cribenv.cards import parse
+    from tournament.ladder.endgames import (
+        endgame_score,
+        load_positions,
+        position_game,
+        winning_cards,
+    )
 
     positions = load_positions()
     assert len(positions) >= 20
@@ -275,8 +280,8 @@ def test_an_entry_labelled_as_an_anchor_is_refused_before_any_game(tmp_path, cap
 
 
 def test_a_damaged_database_of_a_later_entry_is_named_before_any_game(tmp_path, capsys):
-    from agents.ladder import _tournament
-    from agents.tournament.schedule import parse_spec
+    from tournament.ladder import _tournament
+    from tournament.schedule import parse_spec
 
     deal_set = load()
     _, _, db = _tournament(parse_spec("greedy"), deal_set.anchors[2], deal_set, 1,
@@ -329,7 +334,7 @@ class IllegalThrows(ViewAgent):
 
 def test_an_illegal_card_in_the_measures_is_the_bots_failure():
     from agents.arena import IllegalAgentActionError
-    from agents.ladder.endgames import endgame_score
+    from tournament.ladder.endgames import endgame_score
 
     with pytest.raises(IllegalAgentActionError, match="not a card it may lay"):
         discard_quality(IllegalThrows(), deals=1)
@@ -339,7 +344,7 @@ def test_an_illegal_card_in_the_measures_is_the_bots_failure():
 
 WRITER = """
 import json, sys, time
-from agents.ladder import update_leaderboard
+from tournament.ladder import update_leaderboard
 board, who, start, line = sys.argv[1], sys.argv[2], float(sys.argv[3]), json.loads(sys.argv[4])
 while time.time() < start:
     time.sleep(0.001)

@@ -17,13 +17,15 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 CORE = ROOT / "cribenv"
-ABOVE = ("agents", "train", "benchmarks", "torch")
+# the packages in the order they build on each other: each imports only those before it
+LAYERS = ("cribenv", "agents", "tournament", "webtable", "train", "benchmarks")
+ABOVE = (*LAYERS[1:], "torch")
 # adapters to RL libraries built on torch: each is imported only by whoever uses it (never by
 # `import cribenv`, which test_importing_the_env_core_loads_no_extra checks), so torch is
 # allowed there; the layers above stay forbidden
 INTEGRATIONS = CORE / "integrations"
 # what `import cribenv; cribenv.env()` must not load (extras and the layers above)
-NOT_IN_CORE = ("agents", "train", "benchmarks", "torch", "matplotlib", "scipy", "choix", "tqdm",
+NOT_IN_CORE = (*ABOVE, "matplotlib", "scipy", "choix", "tqdm",
                "safetensors", "stable_baselines3", "sb3_contrib", "PIL", "supersuit",
                "tianshou", "torchrl", "tensordict", "ray", "pyspiel", "open_spiel")
 
@@ -79,9 +81,12 @@ def test_the_core_never_imports_the_layers_above_it():
     assert not bad, "cribenv imports a layer above it:\n" + "\n".join(bad)
 
 
-@pytest.mark.parametrize("package, above", [("agents", ("train", "benchmarks")),
-                                            ("train", ("benchmarks",))])
-def test_the_layers_above_the_core_import_downward_too(package, above):
+@pytest.mark.parametrize("package", LAYERS[1:-1])
+def test_the_layers_above_the_core_import_downward_too(package):
+    """The bots never import the tournament or the web table; the tournament and the ladder
+    never the web table or the trainers; ... (the command line reaches a layer above by the
+    command's name: ``tournament --open`` runs ``serve``)."""
+    above = LAYERS[LAYERS.index(package) + 1:]
     bad = [f"{path.relative_to(ROOT)}:{line}: {name}"
            for path in sorted((ROOT / package).rglob("*.py"))
            for line, name in imported_modules(path.read_text(encoding="utf-8"))
@@ -96,7 +101,7 @@ def test_the_command_table_is_the_one_place_the_core_names_a_layer_above():
     from cribenv.cli import COMMANDS
 
     table = {module for module, _ in COMMANDS.values()}
-    assert {m.split(".")[0] for m in table} == {"cribenv", "agents", "train", "benchmarks"}
+    assert {m.split(".")[0] for m in table} == set(LAYERS)
     for module in table:
         path = ROOT / module.replace(".", "/")
         assert path.with_suffix(".py").is_file() or (path / "__init__.py").is_file(), module
@@ -111,7 +116,7 @@ def test_the_command_table_is_the_one_place_the_core_names_a_layer_above():
             skip = {id(n) for n in ast.walk(found[0])}
         named += [f"{path.relative_to(ROOT)}:{n.lineno}: {n.value!r}" for n in ast.walk(tree)
                   if isinstance(n, ast.Constant) and isinstance(n.value, str)
-                  and id(n) not in skip and n.value.split(".")[0] in ABOVE[:3]
+                  and id(n) not in skip and n.value.split(".")[0] in LAYERS[1:]
                   and "." in n.value and n.value.replace(".", "").replace("_", "").isalnum()]
     assert not named, "a module above named outside the command table:\n" + "\n".join(named)
 
@@ -181,10 +186,10 @@ def test_the_circle_finder_finds_a_lazy_circle():
     assert circles({"a": {"b"}, "b": set()}) == []
 
 
-@pytest.mark.parametrize("package", ["cribenv", "agents", "benchmarks", "train"])
+@pytest.mark.parametrize("package", LAYERS)
 def test_no_module_imports_itself_back(package):
     """A circle between two files means a third file is missing: none, lazy imports
-    included (agents.web.table <-> views and agents.tournament.report <-> plots were two)."""
+    included (webtable.table <-> views and tournament.report <-> plots were two)."""
     graph = module_imports(package)
     assert len(graph) > 3
     assert not circles(graph), f"import circles in {package}: {circles(graph)}"
@@ -193,7 +198,7 @@ def test_no_module_imports_itself_back(package):
 def test_only_the_integrations_may_import_torch():
     """The exemption is narrow: an integration module importing `agents` is still caught, and
     the integrations package itself imports no library (its modules are loaded one by one)."""
-    assert forbidden(INTEGRATIONS / "torchrl.py") == ("agents", "train", "benchmarks")
+    assert forbidden(INTEGRATIONS / "torchrl.py") == LAYERS[1:]
     assert forbidden(CORE / "aec.py") == ABOVE and forbidden(INTEGRATIONS) == ABOVE
     assert not imported_modules((INTEGRATIONS / "__init__.py").read_text(encoding="utf-8"))
     assert any("torch" in name for p in INTEGRATIONS.glob("*.py")
@@ -246,7 +251,7 @@ def test_data_files_ship_inside_the_package_that_reads_them():
             raise AssertionError(f"{path} climbs out of its package with parents[...]")
 
 
-@pytest.mark.parametrize("package", ["cribenv", "agents", "train", "benchmarks"])
+@pytest.mark.parametrize("package", LAYERS)
 def test_every_package_is_shipped_and_doctested(package):
     config = pyproject()["tool"]
     assert f"{package}*" in config["setuptools"]["packages"]["find"]["include"]
@@ -274,3 +279,24 @@ def test_the_readme_layout_table_matches_the_tree():
     absent = [p for p in packages + modules
               if p not in listed and not any(x.startswith(p + "/") for x in listed)]
     assert not absent, f"add these to the layout table (docs/development.md): {absent}"
+
+
+def test_agents_holds_the_bots_and_the_old_names_still_import():
+    """The tournament, the ladder and the web table left ``agents/`` for packages of their own;
+    their old names give the new modules, with a deprecation warning naming the new home."""
+    assert not any((ROOT / "agents" / p).exists() for p in ("tournament", "ladder", "web"))
+    code = ("import warnings, importlib\n"
+            "import tournament.ladder.deals, webtable.table, tournament.storage\n"
+            "for old, new in [('agents.ladder.deals', tournament.ladder.deals),\n"
+            "                 ('agents.web.table', webtable.table),\n"
+            "                 ('agents.tournament.storage', tournament.storage)]:\n"
+            "    with warnings.catch_warnings(record=True) as caught:\n"
+            "        warnings.simplefilter('always')\n"
+            "        assert importlib.import_module(old) is new, old\n"
+            "    said = [str(w.message) for w in caught if w.category is DeprecationWarning]\n"
+            "    assert f'{old} moved to {new.__name__}' in ' '.join(said), said\n"
+            "from agents.ladder.deals import LADDER_FILE\n"
+            "assert LADDER_FILE is tournament.ladder.deals.LADDER_FILE\n"
+            "import agents.tournament\n"
+            "assert agents.tournament.__spec__.name == 'tournament'\n")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)

@@ -128,14 +128,14 @@ def test_the_demo_curve_shows_the_50_percent_line_it_names(tmp_path, monkeypatch
 
 
 def test_tournament_markers_at_0_and_100_percent_stay_inside(tmp_path):
-    from agents.tournament import run_tournament
-    from agents.tournament.plots import plot_report
+    from tournament import run_tournament
+    from tournament.plots import plot_report
 
     report = run_tournament(["random", "expert"], 4, db_path=tmp_path / "t.sqlite",
                             progress=False, bootstrap=0)
     from matplotlib.figure import Figure
 
-    import agents.tournament.plots as plots
+    import tournament.plots as plots
     captured = {}
     real = plots.save_figure
 
@@ -158,12 +158,12 @@ def test_tournament_png_says_what_a_given_name_stands_for(tmp_path, monkeypatch)
     """The demo's "scratch" agent (``scratch=ppo:PATH``) was explained nowhere in the figure:
     a footnote names each agent's spec, clear of the axes."""
     from agents.ppo import SHIPPED_POLICY
-    from agents.tournament import run_tournament
-    from agents.tournament.plots import plot_report
+    from tournament import run_tournament
+    from tournament.plots import plot_report
 
     report = run_tournament([f"scratch=ppo:{SHIPPED_POLICY}", "greedy"], 2,
                             db_path=tmp_path / "t.sqlite", progress=False, bootstrap=0)
-    import agents.tournament.plots as plots
+    import tournament.plots as plots
 
     seen = {}
     real = plots.save_figure
@@ -206,14 +206,14 @@ def outside(fig) -> list[str]:
 
 def test_tournament_png_keeps_a_60_character_name_and_the_labels_inside(tmp_path, monkeypatch):
     """A 60-character agent name pushed the ratings' x label off the right of the image."""
-    from agents.tournament import run_tournament
-    from agents.tournament.plots import plot_report
+    from tournament import run_tournament
+    from tournament.plots import plot_report
 
     name = "sweep-lr3e-4-entropy0.01-clip0.2-gamma0.995-batch4096-seed-07"[:60]
     assert len(name) == 60
     report = run_tournament([f"{name}=greedy", "random", "expert"], 2,
                             db_path=tmp_path / "t.sqlite", progress=False, bootstrap=0)
-    import agents.tournament.plots as plots
+    import tournament.plots as plots
 
     seen = {}
     real = plots.save_figure

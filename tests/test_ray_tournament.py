@@ -16,9 +16,9 @@ pytest.importorskip("ray", reason="the 'ray' extra is not installed")
 
 from ray_cluster import MB, head_and_worker  # noqa: E402
 
-from agents.tournament import run_tournament  # noqa: E402
-from agents.tournament.storage import connect, fetch_rows  # noqa: E402
 from cribenv.cli import main  # noqa: E402
+from tournament import run_tournament  # noqa: E402
+from tournament.storage import connect, fetch_rows  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 AGENTS = ["greedy", "expert"]

@@ -19,7 +19,10 @@ import pytest
 
 from agents.arena import GameResult, IllegalAgentActionError, play_game
 from agents.base import ViewAgent, available_agents, make_agent, register_agent
-from agents.tournament import (
+from cribenv.cli import main as cli_main
+from cribenv.game import Phase, PlayerView, Rules
+from cribenv.scoring import peg_points_ids, score_hand_ids
+from tournament import (
     COLUMNS,
     load_report,
     parse_spec,
@@ -29,9 +32,6 @@ from agents.tournament import (
     schedule,
     wilson_interval,
 )
-from cribenv.cli import main as cli_main
-from cribenv.game import Phase, PlayerView, Rules
-from cribenv.scoring import peg_points_ids, score_hand_ids
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -532,7 +532,7 @@ def test_the_time_each_agent_takes_to_decide_is_recorded_beside_the_games(tmp_pa
     written before the table existed still reports, with no times."""
     import sqlite3
 
-    from agents.tournament import load_report, run_tournament
+    from tournament import load_report, run_tournament
 
     db = tmp_path / "t.sqlite"
     report = run_tournament(["random", "expert"], 4, db_path=db, progress=False, bootstrap=0)

@@ -153,7 +153,7 @@ def test_run_with_warm_start(tmp_path):
 
 def test_evaluation_is_a_tournament_pair():
     """The evaluation plays the tournament's duplicate deals: same games, same statistics."""
-    from agents.tournament import run_tournament
+    from tournament import run_tournament
     from train.evaluation import evaluate
 
     res = evaluate(make_agent("greedy"), "random", games=6, seed=5, target=61)

@@ -20,12 +20,12 @@ with warnings.catch_warnings():   # starlette's notice that it prefers httpx2 on
 
 from web_server import serve  # noqa: E402
 
-from agents.web.app import create_app  # noqa: E402
-from agents.web.sessions import Store, UnknownItemError  # noqa: E402
-from agents.web.table import MoveError, Table  # noqa: E402
 from cribenv import cards as C  # noqa: E402
 from cribenv.game import Game, Muggins, Played, Rules, ShowScored  # noqa: E402
 from cribenv.scoring import score_hand  # noqa: E402
+from webtable.app import create_app  # noqa: E402
+from webtable.sessions import Store, UnknownItemError  # noqa: E402
+from webtable.table import MoveError, Table  # noqa: E402
 
 
 @pytest.fixture
@@ -314,8 +314,8 @@ def test_serve_takes_a_bot_by_its_spec_alone(capsys, monkeypatch):
     agent '50'"); it is read as the tournament reads its agents, named by its spec."""
     import uvicorn
 
-    from agents.web.command import parse_bots
     from cribenv.cli import main
+    from webtable.command import parse_bots
 
     pytest.importorskip("numba")   # the search agent: the batched engine
     spec = "search:ppo:shipped?playouts=50"
@@ -449,8 +449,8 @@ def test_a_tournament_game_opens_as_a_replay(tmp_path, monkeypatch, capsys):
     pytest.importorskip("scipy")
     import uvicorn
 
-    from agents.web.command import tournament_game_path
     from cribenv.cli import main
+    from webtable.command import tournament_game_path
 
     served = []
     monkeypatch.setattr(uvicorn, "run", lambda app, **kw: served.append(kw))

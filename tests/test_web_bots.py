@@ -23,10 +23,10 @@ from web_tables import finish  # noqa: E402
 
 from agents.base import register_agent  # noqa: E402
 from agents.greedy import GreedyAgent  # noqa: E402
-from agents.web.app import create_app  # noqa: E402
-from agents.web.opponents import FORFEIT_WORDS  # noqa: E402
-from agents.web.table import Table  # noqa: E402
 from cribenv.game import Rules  # noqa: E402
+from webtable.app import create_app  # noqa: E402
+from webtable.opponents import FORFEIT_WORDS  # noqa: E402
+from webtable.table import Table  # noqa: E402
 
 BROKEN = Path(__file__).parent / "data" / "bots" / "broken_bot.py"
 

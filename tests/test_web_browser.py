@@ -22,10 +22,10 @@ uvicorn = pytest.importorskip("uvicorn")
 
 from web_server import serve  # noqa: E402
 
-from agents.web.app import create_app  # noqa: E402
-from agents.web.views import how_it_ended  # noqa: E402
 from cribenv.game import Muggins, ShowScored  # noqa: E402
 from cribenv.scoring import score_hand_breakdown  # noqa: E402
+from webtable.app import create_app  # noqa: E402
+from webtable.views import how_it_ended  # noqa: E402
 
 
 def _chromium() -> str:
@@ -447,8 +447,8 @@ def test_four_players_by_clicking(browser, server, shots):
 
 
 def test_a_replay_steps_forwards_and_backwards(browser, server):
-    from agents.web.replay import Replay
     from cribenv.game import Game, Rules
+    from webtable.replay import Replay
 
     base, app = server
     game = Game(Rules(target=61), seed=4)

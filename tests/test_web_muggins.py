@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from agents.web.table import MoveError, Table
 from cribenv import cards as C
 from cribenv.game import Deal, Game, Muggins, Rules, ShowScored
+from webtable.table import MoveError, Table
 
 # seat 0 deals and keeps 5C 5D 5H JS (29 with the 5S starter); seat 1 keeps AH 2H 3H 7D
 # (fifteen 5S+7D+2H+AH? 5+7+2+1 = 15: 2; 5S+7D+3H = 15: 2; run A-2-3: 3; 7 points)
@@ -138,7 +138,7 @@ def test_a_claim_at_the_table_is_final_and_an_over_claim_costs_the_excess():
 def test_a_muggins_game_replays_with_its_claims():
     """A recorded Muggins game (claims in the play and in the show) steps through the replay
     viewer with the claims applied: every move as the engine replays it, the end as played."""
-    from agents.web.replay import Replay
+    from webtable.replay import Replay
 
     table = Table(Rules(muggins=True, target=61), bot="greedy", seed=3)
     while table.stage != "over":

@@ -18,8 +18,8 @@ with warnings.catch_warnings():   # starlette's notice that it prefers httpx2 on
 
 from web_tables import finished_game  # noqa: E402
 
-from agents.web.app import BUILT_IN_BOTS, create_app  # noqa: E402
 from cribenv.game import Game  # noqa: E402
+from webtable.app import BUILT_IN_BOTS, create_app  # noqa: E402
 
 NAMES = {"random": "Beginner", "greedy": "Greedy", "ppo:scratch": "Self-taught",
          "expert": "Expert", "ppo:shipped": "Master", "search:ppo:shipped": "Champion"}

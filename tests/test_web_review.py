@@ -1,4 +1,4 @@
-"""The review of a finished game (``GET /game/ID/review``, :mod:`agents.web.review`): the cost
+"""The review of a finished game (``GET /game/ID/review``, :mod:`webtable.review`): the cost
 of each decision of the person against the strongest agent's, on hand-made records, and the
 page over HTTP (409 mid-game, 404, the worst three linked to the replay, the same review after
 a reload and a restart)."""
@@ -14,11 +14,11 @@ import pytest
 from web_tables import finish, finished_game  # noqa: E402
 
 from agents.advice import PLAY_SPEC
-from agents.web.review import points_as_win, review_game
-from agents.web.table import Table
 from cribenv import cards as C
 from cribenv.discard import analyse_discards
 from cribenv.game import Deal, Game, Phase, Rules
+from webtable.review import points_as_win, review_game
+from webtable.table import Table
 
 needs_search = pytest.mark.skipif(importlib.util.find_spec("numba") is None,
                                   reason="the search agent needs numba (the 'vector' extra)")
@@ -142,8 +142,8 @@ with warnings.catch_warnings():   # starlette's notice that it prefers httpx2 on
     warnings.simplefilter("ignore")
     from fastapi.testclient import TestClient  # noqa: E402
 
-from agents.web.app import create_app  # noqa: E402
-from agents.web.replay import Replay  # noqa: E402
+from webtable.app import create_app  # noqa: E402
+from webtable.replay import Replay  # noqa: E402
 
 
 def test_the_review_waits_for_the_end_and_an_unknown_game_is_404():

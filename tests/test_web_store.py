@@ -21,12 +21,12 @@ with warnings.catch_warnings():   # starlette's notice that it prefers httpx2 on
 
 from web_tables import finish  # noqa: E402
 
-from agents.web.app import create_app  # noqa: E402
-from agents.web.replay import MAX_MOVES, Replay  # noqa: E402
-from agents.web.saved_games import SavedGames  # noqa: E402
-from agents.web.sessions import Store, UnknownItemError  # noqa: E402
 from cribenv import cards as C  # noqa: E402
 from cribenv.game import Game, Rules  # noqa: E402
+from webtable.app import create_app  # noqa: E402
+from webtable.replay import MAX_MOVES, Replay  # noqa: E402
+from webtable.saved_games import SavedGames  # noqa: E402
+from webtable.sessions import Store, UnknownItemError  # noqa: E402
 
 
 def new_game(c, **settings):

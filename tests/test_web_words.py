@@ -9,19 +9,19 @@ import re
 import pytest
 
 from agents.advice import describe_peg
-from agents.web.opponents import (
+from agents.words import score_words
+from cribenv import cards as C
+from cribenv.game import Deal, Game, Played, Rules, SeriesEnd, StarterTurned
+from cribenv.scoring import peg_breakdown, peg_points
+from webtable.opponents import (
     OPPONENTS,
     lobby_order,
     opponent_about,
     opponent_name,
     opponent_names,
 )
-from agents.web.render import describe_event, log_lines, peg_call_html
-from agents.web.table import Table
-from agents.words import score_words
-from cribenv import cards as C
-from cribenv.game import Deal, Game, Played, Rules, SeriesEnd, StarterTurned
-from cribenv.scoring import peg_breakdown, peg_points
+from webtable.render import describe_event, log_lines, peg_call_html
+from webtable.table import Table
 
 
 def said(series: str) -> str:
@@ -209,8 +209,8 @@ def test_the_felt_says_what_the_bots_scored_since_your_card():
     before your 7C (23) and its go; then the Expert lays 8S (nothing), 7S (fifteen for 2), you
     say Go, 7D (a pair and the last card). The felt says the Expert's two scores as the log
     says them; nothing from before your last card, and nothing of yours."""
-    from agents.web.views import said_since_your_card
     from cribenv.game import Go
+    from webtable.views import said_since_your_card
 
     name = {0: "You", 1: "Expert"}.get
     c = C.parse

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 
 def finish(table) -> None:
-    """Play ``table`` (an :class:`agents.web.table.Table`) to the end: the first legal cards,
+    """Play ``table`` (an :class:`webtable.table.Table`) to the end: the first legal cards,
     every cut and show acknowledged; with Muggins, every claim 0 (the bot takes it all)."""
     while table.stage != "over":
         if table.stage in ("cut", "show"):

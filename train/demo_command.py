@@ -333,8 +333,8 @@ def _sb3(number: int, out: Path, sizes: dict, args: argparse.Namespace) -> Path 
 
 
 def _tournament(number: int, out: Path, specs: list[str], sizes: dict, workers: int) -> None:
-    from agents.tournament import run_tournament
     from cribenv.game import Rules
+    from tournament import run_tournament
 
     pairs = len(specs) * (len(specs) - 1) // 2
     _section(f"{number}. Duplicate tournament: {len(specs)} agents, {sizes['games']} games "

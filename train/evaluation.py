@@ -1,6 +1,6 @@
 """Evaluation of an agent against the heuristic bots, with the tournament's duplicate deals.
 
-:func:`evaluate` plays the games of one tournament pair (``agents.tournament.schedule``: each
+:func:`evaluate` plays the games of one tournament pair (``tournament.schedule``: each
 deal twice, seats swapped, the same deal seeds and agent seeds as ``cribenv tournament``) and
 reports the pair's win rate with the tournament's interval (Wilson with the effective sample
 size over duplicate units) and its net match points per game. :func:`evaluate_table` does the
@@ -20,10 +20,10 @@ import numpy as np
 
 from agents import make_agent
 from agents.arena import play_game
-from agents.tournament import ROW_FIELDS, AgentSpec, pair_stats, play_task, schedule
-from agents.tournament.schedule import agent_seed, deal_seed
-from agents.tournament.statistics import proportion_estimate
 from cribenv.game import Game, Phase, Rules
+from tournament import ROW_FIELDS, AgentSpec, pair_stats, play_task, schedule
+from tournament.schedule import agent_seed, deal_seed
+from tournament.statistics import proportion_estimate
 from train.config import TrainConfig
 
 #: The tournament seed of the evaluation games during training (the same games every time).

@@ -259,7 +259,7 @@ def _play_in_pool(jobs: list[tuple], workers: int, bar) -> None:
     ended at once (a chunk they were writing is left half-written, and cleared on resume)."""
     import multiprocessing
 
-    from agents.tournament.workers import _init_worker
+    from tournament.workers import _init_worker
 
     games = {job[4]: job[2] for job in jobs}
     with multiprocessing.Pool(workers, initializer=_init_worker) as pool:  # ends them on exit

@@ -63,12 +63,12 @@ def ppo_config(config: RLlibConfig):
 
 
 def start_ray(address: str | None, num_cpus: int) -> bool:
-    """Join the cluster at ``address`` (:func:`agents.tournament.ray_workers.join_cluster`), or
+    """Join the cluster at ``address`` (:func:`tournament.ray_workers.join_cluster`), or
     start a small local Ray instance; ``True`` when this call did it (so the caller shuts it
     down). An instance already running in this process is used as it is."""
     import ray
 
-    from agents.tournament.ray_workers import join_cluster
+    from tournament.ray_workers import join_cluster
 
     if ray.is_initialized():
         return False
