@@ -491,3 +491,105 @@ def test_every_run_evaluates_its_final_policy(tmp_path):
     assert steps[0] == 0 and steps[-1] >= 300 and len(steps) == 2
     assert any(line.startswith("evaluation at step") for line in said)
     assert any(line.startswith(f"files in {run}") for line in said)
+
+
+# ------------------------------------------------------------------------------------------
+# algorithm="dmc": Deep Monte-Carlo, the value-based method of the reference table
+# ------------------------------------------------------------------------------------------
+
+def test_dmc_settings_are_checked_and_leave_ppo_fingerprints_alone():
+    with pytest.raises(ValueError, match="algorithm 'dmc' needs policy 'mlp' or 'cards'.*keeps"):
+        SelfPlayConfig(algorithm="dmc", policy="keeps")
+    with pytest.raises(ValueError, match="privileged_critic"):
+        SelfPlayConfig(algorithm="dmc", policy="mlp", privileged_critic=True)
+    with pytest.raises(ValueError, match="algorithm"):
+        SelfPlayConfig(algorithm="dqn")
+    with pytest.raises(ValueError, match="epsilon"):
+        SelfPlayConfig(algorithm="dmc", policy="mlp", epsilon=1.5)
+    # the new settings are left out of a PPO run's fingerprint (runs made before them resume)
+    assert "algorithm" not in SelfPlayConfig().fixed_settings()
+    assert SelfPlayConfig(algorithm="dmc", policy="mlp").fixed_settings()["epsilon"] == 0.05
+
+
+def _q_decisions(epsilon: float, rows: int = 400):
+    """The cards the dmc learner picks in ``rows`` positions of a tiny network."""
+    config = tiny(algorithm="dmc", policy="cards", epsilon=epsilon)
+    torch.manual_seed(0)
+    net = make_network(config)
+    rng = np.random.default_rng(1)
+    obs = rng.random((rows, OBS_SIZE)).astype(np.float32)
+    mask = rng.random((rows, 52)) < 0.15
+    mask[np.arange(rows), rng.integers(0, 52, rows)] = True
+    rollout = SeatRollout(rows, OBS_SIZE)
+    picks = selfplay_rollout._learner_q_decides(
+        net, None, rollout, np.arange(rows), obs, obs, mask, None,
+        torch.Generator().manual_seed(2), torch.device("cpu"), config)
+    with torch.no_grad():
+        q = net.logits(torch.from_numpy(obs)).numpy()
+    return picks, mask, q, rollout
+
+
+def test_dmc_plays_the_best_legal_q_value_or_explores_uniformly():
+    picks, mask, q, rollout = _q_decisions(epsilon=0.0)
+    assert mask[np.arange(len(picks)), picks].all()
+    best = np.where(mask, q, -np.inf).argmax(1)
+    assert (picks == best).all()
+    # the value recorded is the chosen card's Q-value (it completes a cut return)
+    assert np.allclose(rollout.blocks[0]["value"], q[np.arange(len(picks)), picks])
+    picks, mask, q, _ = _q_decisions(epsilon=1.0, rows=2000)
+    assert mask[np.arange(len(picks)), picks].all()
+    best = np.where(mask, q, -np.inf).argmax(1)
+    legal = mask.sum(1)
+    # uniform among the legal cards: the best card as often as 1 / legal cards predicts
+    expected = (1 / legal).sum()
+    assert abs((picks == best).sum() - expected) < 4 * np.sqrt(expected)
+
+
+def test_dmc_update_moves_the_played_cards_q_to_its_return():
+    config = tiny(algorithm="dmc", policy="mlp", n_epochs=20, learning_rate=3e-3)
+    torch.manual_seed(0)
+    net = make_network(config)
+    optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate)
+    rng = np.random.default_rng(0)
+    n = 256
+    obs = (rng.random((n, OBS_SIZE)) < 0.05).astype(np.float32)
+    action = rng.integers(0, 52, n)
+    returns = np.where(action < 26, 3.0, -2.0)
+    batch = {"obs": obs, "action": action, "returns": returns, "value": np.zeros(n)}
+    untouched = rng.integers(0, 52, n)
+    untouched = np.where(untouched == action, (untouched + 1) % 52, untouched)
+
+    def errors():
+        with torch.no_grad():
+            q = net.logits(torch.from_numpy(obs)).numpy()
+        return (np.abs(q[np.arange(n), action] - returns).mean(),
+                q[np.arange(n), untouched])
+
+    before, other_before = errors()
+    stats = selfplay._update_q(net, optimizer, batch, config, torch.Generator().manual_seed(0),
+                               torch.device("cpu"))
+    after, _ = errors()
+    assert before > 2.0 and after < 0.5 * before
+    assert stats["samples"] == n and np.isfinite(stats["value_loss"])
+
+
+def test_tiny_dmc_run_trains_exports_and_plays_its_best_q(tmp_path):
+    """A dmc run writes its progress (the Q-value loss, no entropy or KL), evaluates, and
+    exports a policy file whose ``ppo:`` player plays the legal card of highest Q."""
+    run = tmp_path / "run"
+    config = tiny(algorithm="dmc", policy="cards", eval_games=2, total_steps=384)
+    policy = train(config, run, progress=False, log=lambda s: None)
+    header = (run / "logs" / "progress.csv").read_text().splitlines()[0].split(",")
+    assert {"value_loss", "q_mean", "return_mean"} <= set(header)
+    assert "entropy" not in header and (run / "training.png").exists()
+    assert [int(r["step"]) for r in _columns(run / "eval.csv")][0] == 0
+    actor = load_policy(policy)
+    agent = make_agent(f"ppo:{policy}")
+    game = Game(Rules(target=61), seed=3)
+    while not game.is_over:
+        view, legal = game.view(game.current_player), game.legal_actions()
+        obs = encode(view)
+        q = actor.logits(obs[None].astype(np.float64))[0]
+        card = agent.choose(view, legal)
+        assert q[card] == max(q[c] for c in legal)
+        game.step(card)

@@ -96,13 +96,16 @@ def plot_training(run_dir: str | Path) -> Path | None:
     import matplotlib.pyplot as plt
     from matplotlib.ticker import EngFormatter, MaxNLocator
 
-    keys = ("step", *TRAINING_PANELS)
+    with progress.open(newline="") as f:
+        header = next(csv.reader(f), [])
+    panels = {k: v for k, v in TRAINING_PANELS.items() if k in header}  # dmc: no entropy, KL
+    keys = ("step", *panels)
     train_rows = numeric_rows(progress, keys)
     col = {k: np.array([float(r[k]) for r in train_rows]) for k in keys}
     evals = (numeric_rows(run_dir / "eval.csv")
              if (run_dir / "eval.csv").exists() else [])
     evals = [r for r in evals if finite_number(r.get("wall_s"))]
-    fig, axes = plt.subplots(1, 1 + len(TRAINING_PANELS), figsize=(20, 3.6))
+    fig, axes = plt.subplots(1, 1 + len(panels), figsize=(5 * (1 + len(panels)), 3.6))
     ax = axes[0]
     if evals:
         plot_win_rates(ax, np.array([float(r["wall_s"]) for r in evals]) / 60, evals)
@@ -110,7 +113,7 @@ def plot_training(run_dir: str | Path) -> Path | None:
     else:
         ax.set_title("win rate (no evaluation yet)")
     ax.set_xlabel("minutes of training")
-    for ax, (key, title) in zip(axes[1:], TRAINING_PANELS.items()):
+    for ax, (key, title) in zip(axes[1:], panels.items()):
         ax.plot(col["step"], col[key], lw=0.8)
         ax.set_xlabel("learner steps")
         ax.set_title(title)

@@ -111,7 +111,10 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
             clock.start()
             results = collect(learner.net, games, rollout, config, learner.gen, device)
             state["engine_steps"] += config.n_games * config.n_steps
-            batch = rollout.take(config.gamma, config.gae_lambda)        # the advantages
+            # the advantages (dmc: lambda 1, the discounted return, its Q the completion of a
+            # return the rollout's end cuts)
+            batch = rollout.take(config.gamma,
+                                 config.gae_lambda if config.algorithm == "ppo" else 1.0)
             clock.collected()
             stats = _learn(learner, batch, games, config, state["step"], device)
             clock.updated()
@@ -271,8 +274,11 @@ def _learn(learner: Learner, batch: dict[str, np.ndarray], games: Games,
     if config.anneal_lr:
         for group in learner.optimizer.param_groups:
             group["lr"] = config.learning_rate * max(0.0, 1.0 - step / config.total_steps)
-    stats = _update(learner.net, learner.optimizer, batch, config, learner.gen, device,
-                    train_policy=step >= config.value_warmup)
+    if config.algorithm == "dmc":
+        stats = _update_q(learner.net, learner.optimizer, batch, config, learner.gen, device)
+    else:
+        stats = _update(learner.net, learner.optimizer, batch, config, learner.gen, device,
+                        train_policy=step >= config.value_warmup)
     values = learner.throw_values
     if values is not None:
         from train.throw_values import fit_throw_values
@@ -399,6 +405,40 @@ def _update(net, optimizer, batch: dict[str, np.ndarray], config: SelfPlayConfig
     return {"policy_loss": float(np.mean(pls)), "value_loss": float(np.mean(vls)),
             "entropy": float(np.mean(ents)), "approx_kl": float(np.mean(kls)),
             "clipfrac": float(np.mean(clips)),
+            "explained_variance": 1 - resid / var if var > 0 else float("nan"),
+            "samples": float(n)}
+
+
+def _update_q(net, optimizer, batch: dict[str, np.ndarray], config: SelfPlayConfig, gen,
+              device) -> dict[str, float]:
+    """``algorithm="dmc"``: ``n_epochs`` passes over shuffled minibatches of ``batch``, the
+    squared error of each decision's Q-value (the network's output of the card played) to
+    its return."""
+    net.train()
+    t = {k: torch.from_numpy(np.ascontiguousarray(batch[k])).to(device)
+         for k in ("obs", "action", "returns")}
+    t["obs"] = sparse_rows(t["obs"], keep_dense=net.keeps)
+    t["action"] = t["action"].long()
+    n = len(t["action"])
+    trained = [p for group in optimizer.param_groups for p in group["params"]]
+    losses = []
+    for _epoch in range(config.n_epochs):
+        perm = torch.randperm(n, generator=gen).to(device)
+        shuffled = {k: v[perm] for k, v in t.items()}
+        for start in range(0, n, config.minibatch_size):
+            mb = slice(start, start + config.minibatch_size)
+            q, _ = net.logits_and_value(shuffled["obs"][mb])
+            q_played = q.gather(1, shuffled["action"][mb, None])[:, 0]
+            loss = 0.5 * ((q_played - shuffled["returns"][mb].float()) ** 2).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(trained, config.max_grad_norm)
+            optimizer.step()
+            losses.append(loss.item())
+    var = float(np.var(batch["returns"]))
+    resid = float(np.var(batch["returns"] - batch["value"]))
+    return {"value_loss": float(np.mean(losses)), "q_mean": float(np.mean(batch["value"])),
+            "return_mean": float(np.mean(batch["returns"])),
             "explained_variance": 1 - resid / var if var > 0 else float("nan"),
             "samples": float(n)}
 

@@ -12,6 +12,7 @@ from train.settings import RunSettings, setting
 TRAINER = "selfplay"   # named in checkpoints (the SB3 trainer's have another layout)
 NUM_CARDS = 52
 POLICIES = ("mlp", "cards", "keeps", "expert-prior")
+ALGORITHMS = ("ppo", "dmc")
 EXPERT = "expert"      # the opponent name of the expert bot (expert_share)
 
 
@@ -46,6 +47,13 @@ class SelfPlayConfig(RunSettings):
     n_steps: int = setting(
         32,
         "engine steps per rollout (one decision per game each)")
+    # the method
+    algorithm: str = setting(
+        "ppo",
+        "'ppo' (clipped PPO, actor and critic) or 'dmc' (Deep Monte-Carlo, value-based: the "
+        "network's 52 outputs are each card's Q-value, played epsilon-greedily and regressed to "
+        "the seat's discounted return; policy 'mlp' or 'cards')", ALGORITHMS)
+    epsilon: float = setting(0.05, "dmc: share of the learner's decisions made at random")
     # PPO
     anneal_lr: bool = setting(False, "decay the learning rate linearly to 0 at total_steps")
     max_grad_norm: float = setting(0.5, "gradient norm clip")
@@ -128,12 +136,21 @@ class SelfPlayConfig(RunSettings):
         if self.expert_share and self.policy != "expert-prior":
             raise ValueError(f"expert_share needs policy 'expert-prior' (the expert's card is "
                              f"read from its features), got {self.policy!r}")
+        if self.algorithm == "dmc":
+            if self.policy not in ("mlp", "cards"):
+                raise ValueError(f"algorithm 'dmc' needs policy 'mlp' or 'cards' (one output a "
+                                 f"card, its Q-value), got {self.policy!r}")
+            if self.privileged_critic:
+                raise ValueError("algorithm 'dmc' has no critic: privileged_critic needs 'ppo'")
         self.check_rollout_size("n_games", "n_steps")
 
     def fixed_settings(self) -> dict[str, Any]:
         fixed = super().fixed_settings()
         if not fixed["throw_values"]:   # inert: runs made before them keep their fingerprint
             for name in ("throw_values", "value_arch", "value_beta", "value_lr"):
+                fixed.pop(name)
+        if fixed["algorithm"] == "ppo":   # likewise
+            for name in ("algorithm", "epsilon"):
                 fixed.pop(name)
         return fixed
 

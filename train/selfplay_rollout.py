@@ -374,9 +374,10 @@ def collect(net, games: Games, rollout: SeatRollout, config: SelfPlayConfig,
         actions = np.zeros(config.n_games, np.int64)
         cards = CardRows.of(obs, mask) if with_cards else None
         if mine.any():
-            actions[mine] = _learner_decides(net, layer, rollout, rows[mine], obs[mine],
-                                             seen[mine], mask[mine],
-                                             cards[mine] if with_cards else None, gen, device)
+            decide = _learner_decides if config.algorithm == "ppo" else _learner_q_decides
+            actions[mine] = decide(net, layer, rollout, rows[mine], obs[mine], seen[mine],
+                                   mask[mine], cards[mine] if with_cards else None, gen, device,
+                                   config)
         _opponents_play(games, np.flatnonzero(~mine), obs, mask, cards, actions)
         results += games.step(actions, rollout)
     return results
@@ -384,7 +385,8 @@ def collect(net, games: Games, rollout: SeatRollout, config: SelfPlayConfig,
 
 def _learner_decides(net, layer, rollout: SeatRollout, rows: np.ndarray, obs: np.ndarray,
                      seen: np.ndarray, mask: np.ndarray, cards: CardRows | None,
-                     gen: torch.Generator, device: torch.device) -> np.ndarray:
+                     gen: torch.Generator, device: torch.device,
+                     config: SelfPlayConfig | None = None) -> np.ndarray:
     """The learner's cards in ``rows`` (drawn from its masked softmax with ``gen``), recorded in
     ``rollout`` with their log-probabilities and the critic's values of ``seen``."""
     o = torch.from_numpy(obs).to(device)
@@ -399,6 +401,29 @@ def _learner_decides(net, layer, rollout: SeatRollout, rows: np.ndarray, obs: np
     a_np = a.cpu().numpy()
     rollout.decide(rows, seen, mask, a_np, logp.gather(1, a[:, None])[:, 0].cpu().numpy(),
                    v.cpu().numpy(), None if cards is None else cards.columns())
+    return a_np
+
+
+def _learner_q_decides(net, layer, rollout: SeatRollout, rows: np.ndarray, obs: np.ndarray,
+                       seen: np.ndarray, mask: np.ndarray, cards: CardRows | None,
+                       gen: torch.Generator, device: torch.device,
+                       config: SelfPlayConfig) -> np.ndarray:
+    """``algorithm="dmc"``: the learner's cards in ``rows``, the legal card of the highest
+    Q-value (the network's outputs), or with chance ``epsilon`` a legal card drawn uniformly
+    (both with ``gen``); recorded in ``rollout`` with the chosen card's Q-value as its value
+    (what a return cut by the rollout's end is completed with)."""
+    o = torch.from_numpy(obs).to(device)
+    m = torch.from_numpy(mask).to(device)
+    with torch.no_grad():
+        q = net.logits(o, layer, None).masked_fill(~m, -torch.inf)
+        best = torch.argmax(q, 1)
+        noise = torch.rand(m.shape, generator=gen).to(device).masked_fill(~m, -1.0)
+        explore = torch.rand(len(rows), generator=gen).to(device) < config.epsilon
+        a = torch.where(explore, torch.argmax(noise, 1), best)
+        value = q.gather(1, a[:, None])[:, 0]
+    a_np = a.cpu().numpy()
+    rollout.decide(rows, seen, mask, a_np, np.zeros(len(rows), np.float32),
+                   value.cpu().numpy(), None)
     return a_np
 
 

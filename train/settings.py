@@ -70,7 +70,7 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "pool_priority": (0, None), "time_limit": (0, None), "snapshot_every": (1, None),
     "checkpoint_every": (1, None), "eval_every": (1, None),
     "value_warmup": (0, None), "bc_epochs": (1, 10_000), "bc_lr": (0, 1), "frozen": (0, 1000),
-    "value_beta": (0, None), "value_lr": (0, 1),
+    "value_beta": (0, None), "value_lr": (0, 1), "epsilon": (0, 1),
 }
 OPEN_LOW = {"learning_rate", "clip_range", "max_grad_norm", "bc_lr", "value_beta", "value_lr",
             "beta"}
