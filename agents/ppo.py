@@ -342,9 +342,35 @@ class KeepsActor(MlpActor):
                                                               thrown, kept, member)
         return out[0] if single else out
 
-    def _card_logits(self, x, h, cards, thrown, kept, member) -> np.ndarray:
-        """Logits ``(B, n)`` of the held cards: log-sum-exp of the scores of the throws (that
-        hold the cards already laid away) each card is in."""
+    def throw_log_probs(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For discard observations of a seat holding all its cards (none laid away yet):
+        ``(cards (B, n), log_probs (B, T))``, the held card ids in order and the log-chance of
+        each way to throw them (positions :func:`throw_tables` ``(n)[0]``): the softmax of the
+        throw head's scores, the chance the policy lays that throw away in its two decisions
+        (with one card thrown, exactly; with two, as if the scores stayed put between them).
+
+        >>> from cribenv.game import Game
+        >>> actor = load_policy(SCRATCH_POLICY)
+        >>> g = Game(seed=3)
+        >>> cards, logp = actor.throw_log_probs(encode(g.view(g.current_player))[None])
+        >>> logp.shape, bool(np.isclose(np.exp(logp).sum(), 1.0))
+        ((1, 15), True)
+        """
+        x = np.asarray(obs, np.float32).astype(np.float64)
+        own = x[:, :52] > 0
+        n = int(own[0].sum()) if len(x) else 6
+        if (x[:, PHASE_DISCARD] <= 0).any() or (own.sum(1) != n).any() \
+                or (x[:, 52:104] > 0).any() or n not in self._tables:
+            raise ValueError("throw_log_probs reads discard observations of seats that hold "
+                             "all their cards, 5 or 6, none laid away")
+        thrown, kept, _ = self._tables[n]
+        cards = np.nonzero(own)[1].reshape(len(x), n)
+        score = self._throw_scores(x, self.hidden(x), cards, thrown, kept)
+        top = score.max(1, keepdims=True)
+        return cards, score - top - np.log(np.exp(score - top).sum(1, keepdims=True))
+
+    def _throw_scores(self, x, h, cards, thrown, kept) -> np.ndarray:
+        """``(B, T)`` the throw head's score of each way to throw the held cards ``cards``."""
         ctx = h @ self._ctx[0] + self._ctx[1]
         feats = throw_features(cards, thrown, kept).astype(np.float64)
         z = np.concatenate([feats, np.broadcast_to(ctx[:, None], (*feats.shape[:2],
@@ -355,6 +381,12 @@ class KeepsActor(MlpActor):
             v = _forward_chain(self.value_layers, np.concatenate(
                 [feats, np.broadcast_to(sign, (*feats.shape[:2], 1))], -1), self.activation)
             score = score + self.value_beta * (v[..., 0] + sign[..., 0] * v[..., 1])
+        return score
+
+    def _card_logits(self, x, h, cards, thrown, kept, member) -> np.ndarray:
+        """Logits ``(B, n)`` of the held cards: log-sum-exp of the scores of the throws (that
+        hold the cards already laid away) each card is in."""
+        score = self._throw_scores(x, h, cards, thrown, kept)
         laid = x[np.arange(len(x))[:, None], 52 + cards] > 0          # (B, n)
         valid = (laid[:, thrown].sum(-1) == laid.sum(-1, keepdims=True))  # (B, T)
         s = np.where(valid[:, None, :] & member[None], score[:, None, :], -1e9)

@@ -39,9 +39,12 @@ import numpy as np
 
 from cribenv.game import Game, Played, Rules, SeriesEnd, ShowScored, StarterTurned
 
-__all__ = ["TABLE_FILE", "dealer_wins", "hand_traces", "seat_wins", "solve"]
+__all__ = ["SCRATCH_TABLE_FILE", "TABLE_FILE", "dealer_wins", "hand_traces", "seat_wins", "solve"]
 
 TABLE_FILE = Path(__file__).resolve().parent / "data" / "winprob.npz"
+#: The same table from the hands of ``ppo:scratch`` (the agent self-play trained from the rules
+#: alone): what the search over the network's own models (``search:...?models=own``) reads.
+SCRATCH_TABLE_FILE = TABLE_FILE.with_name("winprob-scratch.npz")
 TARGETS = (121, 61)
 
 
@@ -129,29 +132,31 @@ def monotone(w: np.ndarray) -> np.ndarray:
 
 
 @cache
-def _table(target: int) -> np.ndarray:
+def _table(target: int, table: Path = TABLE_FILE) -> np.ndarray:
     if target not in TARGETS:
         raise ValueError(f"the win-probability table covers targets {TARGETS}, not {target}")
-    with np.load(TABLE_FILE) as data:
+    with np.load(table) as data:
         return data[f"w{target}"].astype(np.float64)
 
 
-def dealer_wins(d, p, target: int = 121) -> np.ndarray:
+def dealer_wins(d, p, target: int = 121, table: Path = TABLE_FILE) -> np.ndarray:
     """The chance that the dealer of the hand about to start wins, with ``d`` points against
-    the pone's ``p`` (arrays broadcast); a side at the target has won (1 or 0)."""
-    w = _table(target)
+    the pone's ``p`` (arrays broadcast); a side at the target has won (1 or 0). ``table``: the
+    file of the table (:data:`TABLE_FILE`, from ``ppo:shipped``'s hands, or
+    :data:`SCRATCH_TABLE_FILE`, from ``ppo:scratch``'s)."""
+    w = _table(target, Path(table))
     d = np.asarray(d, np.int64)
     p = np.asarray(p, np.int64)
     inside = w[np.minimum(d, target - 1), np.minimum(p, target - 1)]
     return np.where(d >= target, 1.0, np.where(p >= target, 0.0, inside))
 
 
-def seat_wins(own, other, dealer, target: int = 121) -> np.ndarray:
+def seat_wins(own, other, dealer, target: int = 121, table: Path = TABLE_FILE) -> np.ndarray:
     """The chance that a side with ``own`` points against ``other`` wins, when the next hand
     is dealt by it (``dealer`` True) or by the other side."""
     dealer = np.asarray(dealer, bool)
-    return np.where(dealer, dealer_wins(own, other, target),
-                    1.0 - dealer_wins(other, own, target))
+    return np.where(dealer, dealer_wins(own, other, target, table),
+                    1.0 - dealer_wins(other, own, target, table))
 
 
 def build(hands: int, agent: str, seed: int, out: Path, progress: bool = True) -> dict:

@@ -66,8 +66,10 @@ def test_search_finds_the_card_that_wins_the_game():
     ("search:expert?playouts=lots", "not a number"),
     ("search:expert?margin=-1", ">= 0"),
     ("search:expert?margin=nan", ">= 0"),
-    ("search:expert?depth=3", "playouts=N or margin=X"),
-    ("search:expert?playouts", "playouts=N or margin=X"),
+    ("search:expert?depth=3", "playouts=N, margin=X or models"),
+    ("search:expert?playouts", "playouts=N, margin=X or models"),
+    ("search:ppo:scratch?models=oracle", "heuristic, own, got 'oracle'"),
+    ("search:expert?models=own", "base must be a ppo:PATH agent, got 'expert'"),
     ("search:gredy", "gredy"),
 ])
 def test_bad_specs_are_refused_with_the_value(spec, words):
@@ -178,3 +180,104 @@ def test_the_limits_script_runs_and_refuses_bad_input(tmp_path):
                          text=True)
     assert bad.returncode == 2 and "did you mean 'greedy'" in bad.stderr
     assert "Traceback" not in bad.stderr
+
+
+# ------------------------------------------------------------------------------------------
+# models=own: the base network's own models, nothing a bot computes
+# ------------------------------------------------------------------------------------------
+
+def _at_play(seed: int):
+    """A game of ``ppo:scratch`` in both seats at its first play decision, and the bot."""
+    bot = make_agent("ppo:scratch")
+    game = Game(seed=seed)
+    while game.phase is Phase.DISCARD:
+        game.step(bot.choose(game.view(game.current_player), game.legal_actions()))
+    return game, bot
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_own_playouts_play_the_networks_cards_to_the_end_of_the_hand(seed):
+    """A playout from the real deal ends the hand with the scores of the game that
+    ``ppo:scratch`` plays from the same position in both seats."""
+    from agents.search.playouts import from_view, network_playout
+    from cribenv.positions import actual_hidden
+
+    game, bot = _at_play(seed)
+    view = game.view(game.current_player)
+    vg = from_view(view, actual_hidden(game, view.seat), seeds=[0])
+    network_playout(vg, bot.policy)
+    hand = game.hand_number
+    while not game.is_over and game.hand_number == hand:
+        game.step(bot.choose(game.view(game.current_player), game.legal_actions()))
+    assert vg.scores[0].tolist() == list(game.scores)
+    assert bool(vg.done[0]) == game.is_over
+
+
+@pytest.mark.parametrize("seed", [4, 6])
+def test_own_throw_likelihood_is_the_networks_chance_of_the_throw_made(seed):
+    """The weight of the real deal is the chance the network gives the other seat's throw,
+    read from that seat's own view of its six cards, mixed with a tenth of 1/15."""
+    import numpy as np
+
+    from agents.ppo import throw_tables
+    from agents.search.playouts import own_discard_likelihood
+    from cribenv.observation import encode
+    from cribenv.positions import actual_hidden
+
+    bot = make_agent("ppo:scratch")
+    game = Game(seed=seed)
+    other = None
+    while game.phase is Phase.DISCARD:
+        seat = game.current_player
+        if other is None and seat != game.dealer:     # the first throw of the pone's
+            other, six = seat, game.view(seat)
+        game.step(bot.choose(game.view(seat), game.legal_actions()))
+    me = 1 - other
+    while game.current_player != me:
+        game.step(bot.choose(game.view(game.current_player), game.legal_actions()))
+    view = game.view(me)
+    assert list(view.scores) == list(six.scores)     # nothing scored since the throw
+    cards, logp = bot.policy.throw_log_probs(encode(six)[None])
+    thrown = throw_tables(6)[0]
+    made = set(game.discards[other])
+    t = next(i for i, pair in enumerate(thrown) if {int(cards[0, j]) for j in pair} == made)
+    ll = own_discard_likelihood(view, actual_hidden(game, me), bot.policy)
+    assert ll[0] == pytest.approx(np.log(0.9 * np.exp(logp[0, t]) + 0.1 / 15), rel=1e-9)
+
+
+def test_own_models_call_no_heuristic_and_read_the_scratch_table(monkeypatch):
+    """With models=own no heuristic kernel runs (the bot models, the greedy playouts, the
+    expected-value tables) and the chance to win is read from the table of ppo:scratch's own
+    hands."""
+    import agents.search as search
+    import agents.search.playouts as playouts
+    from agents.winprob import SCRATCH_TABLE_FILE
+
+    def forbidden(*args, **kwargs):
+        raise AssertionError("a heuristic model ran")
+
+    for name in ("playout", "discard_likelihood", "play_likelihood", "greedy_actions"):
+        monkeypatch.setattr(playouts, name, forbidden)
+    tables = []
+    real = search.seat_wins
+
+    def recorded(*args):
+        tables.append(args[-1])
+        return real(*args)
+
+    monkeypatch.setattr(search, "seat_wins", recorded)
+    game = play(["search:ppo:scratch?models=own&playouts=30", "expert"], seed=7)
+    assert game.is_over and tables and set(tables) == {SCRATCH_TABLE_FILE}
+
+
+def test_the_scratch_table_comes_from_the_scratch_agents_hands():
+    import json
+
+    import numpy as np
+
+    from agents.winprob import SCRATCH_TABLE_FILE, dealer_wins
+
+    with np.load(SCRATCH_TABLE_FILE) as data:
+        meta = json.loads(bytes(data["meta"]))
+    assert meta["agent"] == "ppo:scratch" and meta["hands"] >= 20_000
+    assert 0.5 < float(dealer_wins(0, 0, table=SCRATCH_TABLE_FILE)) < 0.6

@@ -182,15 +182,15 @@ def test_a_run_with_throw_values_trains_exports_and_resumes_exactly(tmp_path, mo
 
 def test_the_scratch_agent_ships_and_is_the_recipes_run():
     """``ppo:scratch`` is the policy that ``train/configs/selfplay-from-rules.json`` trained
-    (results/from-rules/recipe): the same weights, its settings the config's, a keeps network
-    with throw values; it reads the observation alone (no expert feature)."""
+    (results/from-rules/100min-recipe): the same weights, its settings the config's, a keeps
+    network with throw values; it reads the observation alone (no expert feature)."""
     from pathlib import Path
 
     from agents import make_agent
     from agents.ppo import SCRATCH_POLICY
 
     root = Path(__file__).resolve().parents[1]
-    run = root / "results" / "from-rules" / "recipe"
+    run = root / "results" / "from-rules" / "100min-recipe"
     assert SCRATCH_POLICY.read_bytes() == (run / "policy.safetensors").read_bytes()
     config = SelfPlayConfig.load(root / "train" / "configs" / "selfplay-from-rules.json")
     assert SelfPlayConfig.load(run / "config.json").to_dict() == config.to_dict()

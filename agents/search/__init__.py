@@ -52,11 +52,12 @@ from typing import Any
 import numpy as np
 
 from agents.base import ViewAgent, make_agent, register_agent
-from agents.winprob import TARGETS, seat_wins
+from agents.winprob import SCRATCH_TABLE_FILE, TABLE_FILE, TARGETS, seat_wins
 from cribenv.game import Phase, PlayerView, Rules
 from cribenv.positions import Hidden, sample_hidden
 
-__all__ = ["DEFAULT_MARGIN", "DEFAULT_PLAYOUTS", "MAX_PLAYOUTS", "SearchAgent", "parse_spec"]
+__all__ = ["DEFAULT_MARGIN", "DEFAULT_PLAYOUTS", "MAX_PLAYOUTS", "MODELS", "SearchAgent",
+           "parse_spec"]
 
 #: Playouts a decision by default (shared by the legal cards): about 15 ms here.
 DEFAULT_PLAYOUTS = 600
@@ -71,13 +72,18 @@ DRAWS = 8
 #: temperature (points).
 DISCARD_TEMPERATURE = 0.5
 _SEED_MAX = 2**63 - 1
+#: What the search reads besides the rules: ``heuristic`` (the module docstring's models) or
+#: ``own`` (the base network's alone; see :class:`SearchAgent`).
+MODELS = ("heuristic", "own")
 
 
 def parse_spec(arg: str) -> tuple[str, dict[str, Any]]:
-    """``"BASE?k=v&..."`` -> ``(BASE, {"playouts": int, "margin": float})``.
+    """``"BASE?k=v&..."`` -> ``(BASE, {"playouts": int, "margin": float, "models": str})``.
 
     >>> parse_spec("ppo:shipped?playouts=200&margin=0.5")
     ('ppo:shipped', {'playouts': 200, 'margin': 0.5})
+    >>> parse_spec("ppo:scratch?models=own")
+    ('ppo:scratch', {'models': 'own'})
     >>> parse_spec("expert")
     ('expert', {})
     """
@@ -88,9 +94,12 @@ def parse_spec(arg: str) -> tuple[str, dict[str, Any]]:
     options: dict[str, Any] = {}
     for part in filter(None, query.split("&")):
         key, eq, value = part.partition("=")
-        if not eq or key not in ("playouts", "margin"):
-            raise ValueError(f"search option {part!r}: expected playouts=N or margin=X "
-                             f"(as in search:{base}?playouts=600&margin=1)")
+        if not eq or key not in ("playouts", "margin", "models"):
+            raise ValueError(f"search option {part!r}: expected playouts=N, margin=X or "
+                             f"models=heuristic|own (as in search:{base}?playouts=600&margin=1)")
+        if key == "models":
+            options[key] = value
+            continue
         try:
             options[key] = int(value) if key == "playouts" else float(value)
         except ValueError:
@@ -99,9 +108,10 @@ def parse_spec(arg: str) -> tuple[str, dict[str, Any]]:
     return base, options
 
 
-def check_options(playouts: int = DEFAULT_PLAYOUTS, margin: float = DEFAULT_MARGIN) -> None:
-    """A ValueError naming ``playouts`` (a whole number from 1 to :data:`MAX_PLAYOUTS`) or
-    ``margin`` (a finite number >= 0) when out of range.
+def check_options(playouts: int = DEFAULT_PLAYOUTS, margin: float = DEFAULT_MARGIN,
+                  models: str = "heuristic") -> None:
+    """A ValueError naming ``playouts`` (a whole number from 1 to :data:`MAX_PLAYOUTS`),
+    ``margin`` (a finite number >= 0) or ``models`` (one of :data:`MODELS`) when out of range.
 
     >>> check_options(playouts=10**9)
     Traceback (most recent call last):
@@ -115,6 +125,8 @@ def check_options(playouts: int = DEFAULT_PLAYOUTS, margin: float = DEFAULT_MARG
     if not isinstance(margin, (int, float, np.number)) or not np.isfinite(margin) \
             or margin < 0:
         raise ValueError(f"search margin must be a finite number >= 0, got {margin!r}")
+    if models not in MODELS:
+        raise ValueError(f"search models must be one of {', '.join(MODELS)}, got {models!r}")
 
 
 class SearchAgent(ViewAgent):
@@ -129,10 +141,15 @@ class SearchAgent(ViewAgent):
 
     def __init__(self, base: str, seed: int | None = None,
                  playouts: int = DEFAULT_PLAYOUTS, margin: float = DEFAULT_MARGIN,
-                 name: str | None = None) -> None:
+                 models: str = "heuristic", name: str | None = None) -> None:
         super().__init__(seed)
-        check_options(playouts, margin)
+        check_options(playouts, margin, models)
         self.base = make_agent(base, seed=seed)
+        self.models = models
+        self.actor = getattr(self.base, "policy", None)
+        if models == "own" and not hasattr(self.actor, "logits"):
+            raise ValueError(f"search models=own plays the base network in the playouts: the "
+                             f"base must be a ppo:PATH agent, got {base!r}")
         self.playouts = int(playouts)
         self.margin = float(margin)
         self.name = name or f"search:{base}"
@@ -169,6 +186,8 @@ class SearchAgent(ViewAgent):
         from agents.search.playouts import (
             discard_likelihood,
             from_view,
+            network_playout,
+            own_discard_likelihood,
             play_likelihood,
             playout,
         )
@@ -178,11 +197,16 @@ class SearchAgent(ViewAgent):
         drawn = deals * DRAWS
         hidden = self._deals(view, drawn)
         rules = Rules(num_players=view.num_players, target=view.target)
-        drawn_games = from_view(view, hidden, None, rules=rules)
-        ll = play_likelihood(drawn_games, view.seat) if view.played else np.zeros(drawn)
-        if view.num_players == 2:
-            ll = ll + discard_likelihood(drawn_games, view.seat, DISCARD_TEMPERATURE,
-                                         model="ev")
+        if self.models == "own":
+            ll = np.zeros(drawn)
+            if view.num_players == 2 and hasattr(self.actor, "throw_log_probs"):
+                ll = own_discard_likelihood(view, hidden, self.actor)
+        else:
+            drawn_games = from_view(view, hidden, None, rules=rules)
+            ll = play_likelihood(drawn_games, view.seat) if view.played else np.zeros(drawn)
+            if view.num_players == 2:
+                ll = ll + discard_likelihood(drawn_games, view.seat, DISCARD_TEMPERATURE,
+                                             model="ev")
         w = np.exp(ll - ll.max())
         w /= w.sum()
         # the deals kept: a systematic resample of the drawn ones by their weights
@@ -192,13 +216,17 @@ class SearchAgent(ViewAgent):
         root = from_view(view, hidden.take(picks), seeds, rules=rules)
         vg = root.copy_rows(np.tile(np.arange(deals), n_cards))   # card-major
         vg.step(np.repeat(np.asarray(legal, np.int64), deals))
-        playout(vg)
+        if self.models == "own":
+            network_playout(vg, self.actor)
+        else:
+            playout(vg)
         side = rules.side_of(view.seat)
         sides = np.array([rules.side_of(s) for s in range(view.num_players)])
         scores = vg.scores
         own = scores[:, side]
         other = np.delete(scores, side, axis=1).max(1)
-        value = seat_wins(own, other, sides[vg.dealer] == side, view.target)
+        value = seat_wins(own, other, sides[vg.dealer] == side, view.target,
+                          SCRATCH_TABLE_FILE if self.models == "own" else TABLE_FILE)
         value = np.where(vg.done, (vg.winner == side).astype(np.float64), value)
         return value.reshape(n_cards, deals)
 

@@ -34,7 +34,8 @@ from cribenv.game import Phase, PlayerView, Rules
 from cribenv.positions import Hidden
 from cribenv.vector import VectorGame
 
-__all__ = ["discard_likelihood", "from_view", "greedy_actions", "play_likelihood", "playout"]
+__all__ = ["discard_likelihood", "from_view", "greedy_actions", "network_playout",
+           "own_discard_likelihood", "play_likelihood", "playout"]
 
 
 def from_view(view: PlayerView, hidden: Hidden, seeds: Sequence[int] | np.ndarray | None,
@@ -150,3 +151,73 @@ def discard_likelihood(vg: VectorGame, seat: int, temperature: float = 1.0,
     vg.map_rows(lambda a, b: P.discard_log_likelihood(st[a:b], cfg, seat, temperature, floor,
                                                       hand, crib, out[a:b]))
     return out
+
+
+# ------------------------------------------------------------------------------------------
+# The network's own models (``search:BASE?models=own``): no heuristic, no bot's value
+# ------------------------------------------------------------------------------------------
+
+def best_cards(logits: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """``(N,)`` each row's legal card of highest logit, the lowest card id among those within
+    :data:`agents.ppo.TIE_TOLERANCE` of it: :func:`agents.ppo.best_card` of every row.
+
+    >>> best_cards(np.array([[0.0, 2.0, 2.0, 5.0]]), np.array([[True, True, True, False]]))
+    array([1])
+    """
+    from agents.ppo import TIE_TOLERANCE
+
+    z = np.where(mask, logits, -np.inf)
+    top = z.max(1, keepdims=True)
+    tied = mask & (z >= top - TIE_TOLERANCE * np.maximum(1.0, np.abs(top)))
+    return np.argmax(tied, 1)
+
+
+def network_playout(vg: VectorGame, actor) -> None:
+    """Play every game of ``vg`` to the end of the hand it is in (the next hand dealt, or the
+    game over), every seat laying the card of highest logit of ``actor`` (an actor of
+    :mod:`agents.ppo`, read from each seat's observation: what ``ppo:PATH`` plays)."""
+    start = vg.hand_number.copy()
+    acts = np.zeros(vg.num_games, np.int64)
+    while True:
+        rows = np.flatnonzero(~vg.done & (vg.hand_number == start))
+        if not rows.size:
+            return
+        mask = vg.legal_mask(rows=rows)
+        acts[rows] = best_cards(actor.logits(vg.observe(rows=rows)), mask)
+        vg.step(acts, rows=rows)
+
+
+def own_discard_likelihood(view: PlayerView, hidden: Hidden, actor,
+                           floor: float = 0.1) -> np.ndarray:
+    """``(N,)`` for 2 players in the play: the log-chance that ``actor`` (a ``keeps`` actor
+    with a throw head) throws what the other seat threw in each deal of ``hidden``, from its
+    six cards (the cards it holds, laid in the play and threw), mixed with ``floor`` of a
+    uniform choice of the 15 throws: the network's own model of its opponent. Its view at
+    the throw is the hand's with the scores of now (the points pegged since are not taken
+    off)."""
+    from agents.ppo import throw_tables
+
+    other = 1 - view.seat
+    laid = sum(1 << c for s, c in view.played if s == other)
+    six = hidden.hands[:, other] | hidden.discards[:, other] | laid
+    mine = sum(1 << c for c in view.hand + view.discards) | sum(
+        1 << c for s, c in view.played if s == view.seat)
+    num = len(six)
+    at_throw = Hidden(hands=np.zeros((num, 2), np.int64), discards=np.zeros((num, 2), np.int64),
+                      crib_card=np.zeros(num, np.int64), deck=hidden.deck)
+    at_throw.hands[:, other] = six
+    at_throw.hands[:, view.seat] = mine
+    throw_view = PlayerView(
+        seat=view.seat, num_players=2, target=view.target, phase=Phase.DISCARD,
+        dealer=view.dealer, current_player=other, hand=sorted(view.hand + view.discards + [
+            c for s, c in view.played if s == view.seat]), discards=[], starter=None,
+        played=[], series_start=0, count=0, said_go=[False, False], scores=list(view.scores),
+        cards_held=[6, 6], discards_made=[0, 0], hand_number=view.hand_number)
+    vg = from_view(throw_view, at_throw, None)
+    cards, logp = actor.throw_log_probs(vg.observe(seats=np.full(num, other)))
+    thrown = throw_tables(6)[0]
+    sets = (np.left_shift(np.int64(1), cards[:, thrown[:, 0]])
+            | np.left_shift(np.int64(1), cards[:, thrown[:, 1]]))          # (N, 15)
+    made = np.argmax(sets == hidden.discards[:, other][:, None], 1)
+    p = np.exp(logp[np.arange(num), made])
+    return np.log((1 - floor) * p + floor / len(thrown))
