@@ -481,10 +481,24 @@ def best_card(legal: np.ndarray | list[int], logits: np.ndarray) -> int:
     40
     """
     legal = np.asarray(legal)
-    logits = np.asarray(logits, np.float64)
-    top = logits.max()
-    tied = logits >= top - TIE_TOLERANCE * max(1.0, abs(top))
-    return int(legal[tied].min())
+    full = np.zeros((1, 52))
+    full[0, legal] = np.asarray(logits, np.float64)
+    mask = np.zeros((1, 52), bool)
+    mask[0, legal] = True
+    return int(best_cards(full, mask)[0])
+
+
+def best_cards(logits: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """``(N,)`` each row's legal card (``mask``) of highest logit (``(N, 52)``), the lowest
+    card id among those within :data:`TIE_TOLERANCE` of it: :func:`best_card` of every row.
+
+    >>> best_cards(np.array([[0.0, 2.0, 2.0, 5.0]]), np.array([[True, True, True, False]]))
+    array([1])
+    """
+    z = np.where(mask, logits, -np.inf)
+    top = z.max(1, keepdims=True)
+    tied = mask & (z >= top - TIE_TOLERANCE * np.maximum(1.0, np.abs(top)))
+    return np.argmax(tied, 1)
 
 
 def policy_path(name: str | Path) -> Path:

@@ -348,6 +348,42 @@ def _finish(config: SelfPlayConfig, run_dir: Path, learner: Learner, rng: np.ran
     return final
 
 
+def _batch_tensors(net, batch: dict[str, np.ndarray], names: list[str],
+                   device) -> dict[str, torch.Tensor]:
+    """The columns ``names`` of ``batch`` as tensors on ``device``: the observations as
+    :class:`SparseRows`, the actions as indices."""
+    t = {k: torch.from_numpy(np.ascontiguousarray(batch[k])).to(device) for k in names}
+    t["obs"] = sparse_rows(t["obs"], keep_dense=net.keeps)
+    t["action"] = t["action"].long()
+    return t
+
+
+def _minibatches(t: dict[str, torch.Tensor], size: int, gen, device):
+    """One epoch over ``t``: its rows shuffled with ``gen`` (one gather), in slices of
+    ``size`` rows, each a dict of the same columns."""
+    n = len(t["action"])
+    perm = torch.randperm(n, generator=gen).to(device)
+    shuffled = {k: v[perm] for k, v in t.items()}
+    for start in range(0, n, size):
+        mb = slice(start, start + size)
+        yield {k: v[mb] for k, v in shuffled.items()}
+
+
+def _descend(optimizer, loss, trained: list, max_grad_norm: float) -> None:
+    """One gradient step of ``loss`` on the parameters ``trained``, their norm clipped."""
+    optimizer.zero_grad()
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(trained, max_grad_norm)
+    optimizer.step()
+
+
+def _explained_variance(batch: dict[str, np.ndarray]) -> float:
+    """How much of the returns' variance the values recorded at the decisions explain."""
+    var = float(np.var(batch["returns"]))
+    resid = float(np.var(batch["returns"] - batch["value"]))
+    return 1 - resid / var if var > 0 else float("nan")
+
+
 def _update(net, optimizer, batch: dict[str, np.ndarray], config: SelfPlayConfig, gen,
             device, train_policy: bool = True) -> dict[str, float]:
     """``n_epochs`` passes of clipped PPO over shuffled minibatches of ``batch``;
@@ -356,22 +392,16 @@ def _update(net, optimizer, batch: dict[str, np.ndarray], config: SelfPlayConfig
     names = ["obs", "mask", "action", "logprob", "advantages", "returns"]
     with_cards = "card_ids" in batch
     names += list(CardRows.COLUMNS) if with_cards else []
-    t = {k: torch.from_numpy(np.ascontiguousarray(batch[k])).to(device) for k in names}
-    t["obs"] = sparse_rows(t["obs"], keep_dense=net.keeps)
-    t["action"] = t["action"].long()
+    t = _batch_tensors(net, batch, names, device)
     n = len(t["action"])
     trained = [p for group in optimizer.param_groups for p in group["params"]]  # not the fit's
     kls, clips, pls, vls, ents = [], [], [], [], []
     for _epoch in range(config.n_epochs):
-        perm = torch.randperm(n, generator=gen).to(device)
-        shuffled = {k: v[perm] for k, v in t.items()}   # one gather an epoch; minibatches slice
-        for start in range(0, n, config.minibatch_size):
-            mb = slice(start, start + config.minibatch_size)
-            obs, mask, act = shuffled["obs"][mb], shuffled["mask"][mb], shuffled["action"][mb]
-            old_logp, a, ret = (shuffled[k][mb].float()
-                                for k in ("logprob", "advantages", "returns"))
+        for mb in _minibatches(t, config.minibatch_size, gen, device):
+            obs, mask, act = mb["obs"], mb["mask"], mb["action"]
+            old_logp, a, ret = (mb[k].float() for k in ("logprob", "advantages", "returns"))
             if with_cards:
-                mb_cards = CardRows(*(shuffled[k][mb] for k in CardRows.COLUMNS))
+                mb_cards = CardRows(*(mb[k] for k in CardRows.COLUMNS))
                 logits, value = net.logits_and_value(obs, mb_cards)
             else:
                 logits, value = net.logits_and_value(obs)
@@ -387,10 +417,7 @@ def _update(net, optimizer, batch: dict[str, np.ndarray], config: SelfPlayConfig
             loss = config.vf_coef * v_loss
             if train_policy:
                 loss = loss + pg - config.ent_coef * ent
-            optimizer.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(trained, config.max_grad_norm)
-            optimizer.step()
+            _descend(optimizer, loss, trained, config.max_grad_norm)
             with torch.no_grad():
                 kls.append(((ratio - 1) - log_ratio).mean().item())
                 clips.append(((ratio - 1).abs() > config.clip_range).float().mean().item())
@@ -400,13 +427,10 @@ def _update(net, optimizer, batch: dict[str, np.ndarray], config: SelfPlayConfig
         if config.target_kl and np.mean(kls[-max(1, n // config.minibatch_size):]) > \
                 config.target_kl:
             break
-    var = float(np.var(batch["returns"]))
-    resid = float(np.var(batch["returns"] - batch["value"]))
     return {"policy_loss": float(np.mean(pls)), "value_loss": float(np.mean(vls)),
             "entropy": float(np.mean(ents)), "approx_kl": float(np.mean(kls)),
             "clipfrac": float(np.mean(clips)),
-            "explained_variance": 1 - resid / var if var > 0 else float("nan"),
-            "samples": float(n)}
+            "explained_variance": _explained_variance(batch), "samples": float(n)}
 
 
 def _update_q(net, optimizer, batch: dict[str, np.ndarray], config: SelfPlayConfig, gen,
@@ -415,32 +439,19 @@ def _update_q(net, optimizer, batch: dict[str, np.ndarray], config: SelfPlayConf
     squared error of each decision's Q-value (the network's output of the card played) to
     its return."""
     net.train()
-    t = {k: torch.from_numpy(np.ascontiguousarray(batch[k])).to(device)
-         for k in ("obs", "action", "returns")}
-    t["obs"] = sparse_rows(t["obs"], keep_dense=net.keeps)
-    t["action"] = t["action"].long()
-    n = len(t["action"])
+    t = _batch_tensors(net, batch, ["obs", "action", "returns"], device)
     trained = [p for group in optimizer.param_groups for p in group["params"]]
     losses = []
     for _epoch in range(config.n_epochs):
-        perm = torch.randperm(n, generator=gen).to(device)
-        shuffled = {k: v[perm] for k, v in t.items()}
-        for start in range(0, n, config.minibatch_size):
-            mb = slice(start, start + config.minibatch_size)
-            q, _ = net.logits_and_value(shuffled["obs"][mb])
-            q_played = q.gather(1, shuffled["action"][mb, None])[:, 0]
-            loss = 0.5 * ((q_played - shuffled["returns"][mb].float()) ** 2).mean()
-            optimizer.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(trained, config.max_grad_norm)
-            optimizer.step()
+        for mb in _minibatches(t, config.minibatch_size, gen, device):
+            q, _ = net.logits_and_value(mb["obs"])
+            q_played = q.gather(1, mb["action"][:, None])[:, 0]
+            loss = 0.5 * ((q_played - mb["returns"].float()) ** 2).mean()
+            _descend(optimizer, loss, trained, config.max_grad_norm)
             losses.append(loss.item())
-    var = float(np.var(batch["returns"]))
-    resid = float(np.var(batch["returns"] - batch["value"]))
     return {"value_loss": float(np.mean(losses)), "q_mean": float(np.mean(batch["value"])),
             "return_mean": float(np.mean(batch["returns"])),
-            "explained_variance": 1 - resid / var if var > 0 else float("nan"),
-            "samples": float(n)}
+            "explained_variance": _explained_variance(batch), "samples": float(len(t["action"]))}
 
 
 # ------------------------------------------------------------------------------------------

@@ -157,25 +157,12 @@ def discard_likelihood(vg: VectorGame, seat: int, temperature: float = 1.0,
 # The network's own models (``search:BASE?models=own``): no heuristic, no bot's value
 # ------------------------------------------------------------------------------------------
 
-def best_cards(logits: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """``(N,)`` each row's legal card of highest logit, the lowest card id among those within
-    :data:`agents.ppo.TIE_TOLERANCE` of it: :func:`agents.ppo.best_card` of every row.
-
-    >>> best_cards(np.array([[0.0, 2.0, 2.0, 5.0]]), np.array([[True, True, True, False]]))
-    array([1])
-    """
-    from agents.ppo import TIE_TOLERANCE
-
-    z = np.where(mask, logits, -np.inf)
-    top = z.max(1, keepdims=True)
-    tied = mask & (z >= top - TIE_TOLERANCE * np.maximum(1.0, np.abs(top)))
-    return np.argmax(tied, 1)
-
-
 def network_playout(vg: VectorGame, actor) -> None:
     """Play every game of ``vg`` to the end of the hand it is in (the next hand dealt, or the
     game over), every seat laying the card of highest logit of ``actor`` (an actor of
     :mod:`agents.ppo`, read from each seat's observation: what ``ppo:PATH`` plays)."""
+    from agents.ppo import best_cards
+
     start = vg.hand_number.copy()
     acts = np.zeros(vg.num_games, np.int64)
     while True:
@@ -200,17 +187,15 @@ def own_discard_likelihood(view: PlayerView, hidden: Hidden, actor,
     other = 1 - view.seat
     laid = sum(1 << c for s, c in view.played if s == other)
     six = hidden.hands[:, other] | hidden.discards[:, other] | laid
-    mine = sum(1 << c for c in view.hand + view.discards) | sum(
-        1 << c for s, c in view.played if s == view.seat)
+    my_six = sorted(view.hand + view.discards + [c for s, c in view.played if s == view.seat])
     num = len(six)
     at_throw = Hidden(hands=np.zeros((num, 2), np.int64), discards=np.zeros((num, 2), np.int64),
                       crib_card=np.zeros(num, np.int64), deck=hidden.deck)
     at_throw.hands[:, other] = six
-    at_throw.hands[:, view.seat] = mine
+    at_throw.hands[:, view.seat] = sum(1 << c for c in my_six)
     throw_view = PlayerView(
         seat=view.seat, num_players=2, target=view.target, phase=Phase.DISCARD,
-        dealer=view.dealer, current_player=other, hand=sorted(view.hand + view.discards + [
-            c for s, c in view.played if s == view.seat]), discards=[], starter=None,
+        dealer=view.dealer, current_player=other, hand=my_six, discards=[], starter=None,
         played=[], series_start=0, count=0, said_go=[False, False], scores=list(view.scores),
         cards_held=[6, 6], discards_made=[0, 0], hand_number=view.hand_number)
     vg = from_view(throw_view, at_throw, None)
