@@ -58,6 +58,8 @@ functions compiled with :data:`jit` too, on row ``i`` of the arrays:
   that do not pass 31);
 * :func:`seed_generator` ``(mt, st, i, key, keylen)``: seed the row's generator as
   ``random.Random(seed)`` from the seed's 32-bit words (:func:`cribenv.vector.seed_words`);
+  :func:`randbelow` ``(mt, st, i, n)``: its ``randrange(n)``, the next draw of the row's
+  generator (a kernel's own random choices, e.g. random playouts);
 * :func:`card_value`, :func:`side_of` and :func:`peg_points_last`: the core's
   ``cards.value``, ``game.seat_side`` and ``scoring.peg_points_last``, compiled.
 
@@ -115,6 +117,7 @@ from cribenv._vector_kernels import (
     jit,
     peg_points_last,
     playable,
+    randbelow,
     seed_generator,
     side_of,
     step_game,
@@ -127,6 +130,6 @@ __all__ = [
     "DEALER", "DECK", "DISC", "GAME_POINTS", "GO", "HAND", "HAND_NO", "HELD", "KEPT", "LAST",
     "MTI", "N_PLAYED", "NCFG", "NCOL", "NDISC", "NEXT_DEALER", "PHASE", "PLAYED_BY",
     "PLAYED_CARD", "RANK_POINTS", "SCORES", "SERIES_START", "STARTER", "TO_ACT", "WINNER",
-    "card_value", "is_legal", "jit", "peg_points_last", "playable", "seed_generator", "side_of",
-    "step_game",
+    "card_value", "is_legal", "jit", "peg_points_last", "playable", "randbelow",
+    "seed_generator", "side_of", "step_game",
 ]

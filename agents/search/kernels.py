@@ -6,10 +6,12 @@ rule; ``tests/test_positions.py`` proves the two equal on random positions), rea
 the batched engine's state. :func:`_lite_values` is the expert's main pegging term, ``now -
 E[reply]`` (``tests/test_positions.py`` checks it against a plain Python version).
 :func:`playout_rows` plays rows to the end of the hand they are in (or of the game), in one
-call: the playouts of the search agent (:mod:`agents.search`); :func:`play_log_likelihood` and
-:func:`discard_log_likelihood` weigh its deals. Rows, their columns and the function that steps
-one are the engine's public interface, :mod:`cribenv.vector_kernels`; these kernels are
-compiled and cached (``cache=True``) as the engine's are.
+call: the playouts of the search agent (:mod:`agents.search`); :func:`random_playout_rows`
+plays them to the end of the game at random (the rollouts of :mod:`agents.openspiel`);
+:func:`play_log_likelihood` and :func:`discard_log_likelihood` weigh the search's deals.
+Rows, their columns and the function that steps one are the engine's public interface,
+:mod:`cribenv.vector_kernels`; these kernels are compiled and cached (``cache=True``) as the
+engine's are.
 """
 
 from __future__ import annotations
@@ -295,6 +297,26 @@ def playout_rows(mt, st, cfg, rank_points, hand4, two):
             else:
                 card = _lite_play(st, cfg, i, p)
             K.step_game(mt, st, cfg, rank_points, i, card)
+
+
+@jit
+def random_playout_rows(mt, st, cfg, rank_points):
+    """Play every row to the end of its game, every seat laying a uniformly random legal card:
+    the ``k``-th lowest of them, ``k`` drawn by the row's generator (``randrange``)."""
+    for i in range(st.shape[0]):
+        while st[i, K.TO_ACT] >= 0:
+            p = st[i, K.TO_ACT]
+            hand = st[i, K.HAND + p]
+            if st[i, K.PHASE] == 1:
+                hand = K.playable(hand, st[i, K.COUNT])
+            n = 0
+            rest = hand
+            while rest:
+                rest &= rest - 1
+                n += 1
+            for _ in range(K.randbelow(mt, st, i, n)):
+                hand &= hand - 1
+            K.step_game(mt, st, cfg, rank_points, i, trailing_zeros(hand))
 
 
 @jit

@@ -35,7 +35,7 @@ from cribenv.positions import Hidden
 from cribenv.vector import VectorGame
 
 __all__ = ["discard_likelihood", "from_view", "greedy_actions", "network_playout",
-           "own_discard_likelihood", "play_likelihood", "playout"]
+           "own_discard_likelihood", "play_likelihood", "playout", "random_playout"]
 
 
 def from_view(view: PlayerView, hidden: Hidden, seeds: Sequence[int] | np.ndarray | None,
@@ -114,6 +114,14 @@ def playout(vg: VectorGame, rows: np.ndarray | None = None) -> None:
                                             P.TWO), len(st))
     if rows is not None:
         vg.state[sel], vg.generators[sel] = st, mt
+
+
+def random_playout(vg: VectorGame) -> None:
+    """Play every game of ``vg`` to its end, every seat laying a uniformly random legal card
+    drawn by the game's own generator (the cut and the deals too): the random rollouts of
+    OpenSpiel's ``RandomRolloutEvaluator``, in compiled code (:mod:`agents.openspiel`)."""
+    st, mt, cfg = vg.state, vg.generators, vg.config
+    vg.map_rows(lambda a, b: P.random_playout_rows(mt[a:b], st[a:b], cfg, K.RANK_POINTS))
 
 
 def play_likelihood(vg: VectorGame, seat: int, temperature: float = 1.0,
