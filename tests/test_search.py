@@ -66,8 +66,8 @@ def test_search_finds_the_card_that_wins_the_game():
     ("search:expert?playouts=lots", "not a number"),
     ("search:expert?margin=-1", ">= 0"),
     ("search:expert?margin=nan", ">= 0"),
-    ("search:expert?depth=3", "playouts=N, margin=X or models"),
-    ("search:expert?playouts", "playouts=N, margin=X or models"),
+    ("search:expert?depth=3", "playouts=N, margin=X, models"),
+    ("search:expert?playouts", "playouts=N, margin=X, models"),
     ("search:ppo:scratch?models=oracle", "heuristic, own, got 'oracle'"),
     ("search:expert?models=own", "base must be a ppo:PATH agent, got 'expert'"),
     ("search:gredy", "gredy"),
@@ -281,3 +281,27 @@ def test_the_scratch_table_comes_from_the_scratch_agents_hands():
         meta = json.loads(bytes(data["meta"]))
     assert meta["agent"] == "ppo:scratch" and meta["hands"] >= 20_000
     assert 0.5 < float(dealer_wins(0, 0, table=SCRATCH_TABLE_FILE)) < 0.6
+
+
+def test_a_table_of_your_own_is_read_and_a_bad_one_named(monkeypatch, tmp_path):
+    """``table=FILE`` values the ends by that file (e.g. one solved from your network's
+    hands); a file that is not a table is refused when the spec is read, named."""
+    import numpy as np
+
+    import agents.search as search
+    from agents.winprob import TABLE_FILE
+
+    tables = []
+    real = search.seat_wins
+    monkeypatch.setattr(search, "seat_wins", lambda *a: tables.append(a[-1]) or real(*a))
+    play([f"search:ppo:scratch?models=own&playouts=30&table={TABLE_FILE}", "expert"], seed=7)
+    assert tables and set(tables) == {TABLE_FILE}
+    text = tmp_path / "notes.txt"
+    text.write_text("not a table")
+    half = tmp_path / "half.npz"
+    np.savez(half, w121=np.full((121, 121), 0.5))
+    wild = tmp_path / "wild.npz"
+    np.savez(wild, w121=np.full((121, 121), 2.0), w61=np.zeros((61, 61)))
+    for bad in (tmp_path / "missing.npz", text, half, wild):
+        with pytest.raises(ValueError, match=f"search table '{bad}'"):
+            make_agent(f"search:ppo:scratch?models=own&table={bad}")

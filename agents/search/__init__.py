@@ -32,7 +32,9 @@ Decisions are deterministic under the seed.
 
 Spelling: ``search:BASE`` with an optional ``?`` query, ``search:ppo:shipped?playouts=600&margin=1``
 (any :func:`~agents.base.make_agent` spec as BASE; ``playouts`` from 1 to 1,000,000, checked
-when the spec is read).
+when the spec is read; ``models=own`` for the base network's own models; ``table=FILE`` a
+win-probability table of :mod:`agents.winprob` to value the ends by, e.g. one solved from
+your own network's hands).
 
 >>> from agents import make_agent
 >>> from cribenv.game import Game
@@ -47,6 +49,7 @@ when the spec is read).
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -57,7 +60,7 @@ from cribenv.game import Phase, PlayerView, Rules
 from cribenv.positions import Hidden, sample_hidden
 
 __all__ = ["DEFAULT_MARGIN", "DEFAULT_PLAYOUTS", "MAX_PLAYOUTS", "MODELS", "SearchAgent",
-           "parse_spec"]
+           "check_table", "parse_spec"]
 
 #: Playouts a decision by default (shared by the legal cards): about 15 ms here.
 DEFAULT_PLAYOUTS = 600
@@ -77,8 +80,25 @@ _SEED_MAX = 2**63 - 1
 MODELS = ("heuristic", "own")
 
 
+def check_table(table: str | Path) -> None:
+    """A ValueError naming ``table`` unless it is a table file of :mod:`agents.winprob` (its
+    ``w121`` and ``w61`` chances, of shapes (121, 121) and (61, 61), within [0, 1])."""
+    try:
+        with np.load(table) as data:
+            ok = all(data[f"w{t}"].shape == (t, t) and ((data[f"w{t}"] >= 0)
+                     & (data[f"w{t}"] <= 1)).all() for t in TARGETS)
+    except (OSError, ValueError, KeyError, EOFError) as exc:
+        raise ValueError(f"search table {str(table)!r} is not a win-probability table "
+                         f"(python -m agents.winprob --agent ppo:PATH --out FILE makes one): "
+                         f"{exc}") from None
+    if not ok:
+        raise ValueError(f"search table {str(table)!r} does not hold chances w121 (121 x 121) "
+                         f"and w61 (61 x 61) within [0, 1]")
+
+
 def parse_spec(arg: str) -> tuple[str, dict[str, Any]]:
-    """``"BASE?k=v&..."`` -> ``(BASE, {"playouts": int, "margin": float, "models": str})``.
+    """``"BASE?k=v&..."`` -> ``(BASE, {"playouts": int, "margin": float, "models": str,
+    "table": str})``.
 
     >>> parse_spec("ppo:shipped?playouts=200&margin=0.5")
     ('ppo:shipped', {'playouts': 200, 'margin': 0.5})
@@ -94,10 +114,11 @@ def parse_spec(arg: str) -> tuple[str, dict[str, Any]]:
     options: dict[str, Any] = {}
     for part in filter(None, query.split("&")):
         key, eq, value = part.partition("=")
-        if not eq or key not in ("playouts", "margin", "models"):
-            raise ValueError(f"search option {part!r}: expected playouts=N, margin=X or "
-                             f"models=heuristic|own (as in search:{base}?playouts=600&margin=1)")
-        if key == "models":
+        if not eq or key not in ("playouts", "margin", "models", "table"):
+            raise ValueError(f"search option {part!r}: expected playouts=N, margin=X, "
+                             f"models=heuristic|own or table=FILE (as in "
+                             f"search:{base}?playouts=600&margin=1)")
+        if key in ("models", "table"):
             options[key] = value
             continue
         try:
@@ -109,9 +130,10 @@ def parse_spec(arg: str) -> tuple[str, dict[str, Any]]:
 
 
 def check_options(playouts: int = DEFAULT_PLAYOUTS, margin: float = DEFAULT_MARGIN,
-                  models: str = "heuristic") -> None:
+                  models: str = "heuristic", table: str | Path | None = None) -> None:
     """A ValueError naming ``playouts`` (a whole number from 1 to :data:`MAX_PLAYOUTS`),
-    ``margin`` (a finite number >= 0) or ``models`` (one of :data:`MODELS`) when out of range.
+    ``margin`` (a finite number >= 0), ``models`` (one of :data:`MODELS`) or ``table`` (a
+    table file of :mod:`agents.winprob`) when out of range or unreadable.
 
     >>> check_options(playouts=10**9)
     Traceback (most recent call last):
@@ -127,6 +149,8 @@ def check_options(playouts: int = DEFAULT_PLAYOUTS, margin: float = DEFAULT_MARG
         raise ValueError(f"search margin must be a finite number >= 0, got {margin!r}")
     if models not in MODELS:
         raise ValueError(f"search models must be one of {', '.join(MODELS)}, got {models!r}")
+    if table is not None:
+        check_table(table)
 
 
 class SearchAgent(ViewAgent):
@@ -141,9 +165,13 @@ class SearchAgent(ViewAgent):
 
     def __init__(self, base: str, seed: int | None = None,
                  playouts: int = DEFAULT_PLAYOUTS, margin: float = DEFAULT_MARGIN,
-                 models: str = "heuristic", name: str | None = None) -> None:
+                 models: str = "heuristic", table: str | Path | None = None,
+                 name: str | None = None) -> None:
         super().__init__(seed)
-        check_options(playouts, margin, models)
+        check_options(playouts, margin, models, table)
+        #: the win-probability table the ends are valued by
+        self.table = Path(table) if table is not None else \
+            SCRATCH_TABLE_FILE if models == "own" else TABLE_FILE
         self.base = make_agent(base, seed=seed)
         self.models = models
         self.actor = getattr(self.base, "policy", None)
@@ -225,8 +253,7 @@ class SearchAgent(ViewAgent):
         scores = vg.scores
         own = scores[:, side]
         other = np.delete(scores, side, axis=1).max(1)
-        value = seat_wins(own, other, sides[vg.dealer] == side, view.target,
-                          SCRATCH_TABLE_FILE if self.models == "own" else TABLE_FILE)
+        value = seat_wins(own, other, sides[vg.dealer] == side, view.target, self.table)
         value = np.where(vg.done, (vg.winner == side).astype(np.float64), value)
         return value.reshape(n_cards, deals)
 
