@@ -206,10 +206,10 @@ class OpenSpielAgent(ViewAgent):
 
 def rollout_evaluator(n_rollouts: int, random_state: np.random.RandomState) -> Any:
     """OpenSpiel's ``RandomRolloutEvaluator`` (``n_rollouts`` random games from a leaf, their
-    mean returns; the prior uniform) with the rollouts played by the batched engine: chance
-    draws are made at random until a seat is to act, then each rollout is a row of
-    :func:`agents.search.playouts.from_view` holding the whole position (no card hidden),
-    seeded from ``random_state`` and played out by
+    mean returns; the prior uniform) with the rollouts played by the batched engine: each
+    rollout makes the chance draws due at the leaf at random until a seat is to act, then is a
+    row of :func:`agents.search.playouts.from_view` holding the whole position (no card
+    hidden), seeded from ``random_state`` and played out by
     :func:`agents.search.playouts.random_playout`.
 
     >>> import pyspiel, cribenv.integrations.openspiel
@@ -228,19 +228,31 @@ def rollout_evaluator(n_rollouts: int, random_state: np.random.RandomState) -> A
 
 def _rollout_returns(state: Any, n_rollouts: int, random_state: np.random.RandomState
                      ) -> np.ndarray:
+    """The mean returns of ``n_rollouts`` random games from ``state``: at a chance node each
+    rollout makes its own draws (in Python) up to the next decision, then plays on compiled."""
+    if state.is_terminal():
+        return np.array(state.returns())
+    if not state.is_chance_node():
+        return _played_out(state, n_rollouts, random_state)
+    total = np.zeros(state.num_players())
+    for _ in range(n_rollouts):
+        world = state.clone()
+        while world.is_chance_node():
+            outcomes = world.chance_outcomes()
+            world.apply_action(outcomes[random_state.randint(len(outcomes))][0])
+        total += np.array(world.returns()) if world.is_terminal() \
+            else _played_out(world, 1, random_state)
+    return total / n_rollouts
+
+
+def _played_out(state: Any, n_rollouts: int, random_state: np.random.RandomState
+                ) -> np.ndarray:
+    """The mean returns of ``n_rollouts`` random games from ``state``, a seat to act: rows of
+    the batched engine holding the whole position, each seeded from ``random_state``."""
     from agents.search.playouts import from_view, random_playout
     from cribenv.positions import actual_hidden
     from cribenv.rules import win_reward
 
-    if state.is_terminal():
-        return np.array(state.returns())
-    if state.is_chance_node():
-        state = state.clone()
-        while state.is_chance_node():
-            outcomes = state.chance_outcomes()
-            state.apply_action(outcomes[random_state.randint(len(outcomes))][0])
-        if state.is_terminal():
-            return np.array(state.returns())
     game = state.game
     seat = game.current_player
     hidden = actual_hidden(game, seat).take(np.zeros(n_rollouts, np.int64))
@@ -248,8 +260,7 @@ def _rollout_returns(state: Any, n_rollouts: int, random_state: np.random.Random
     vg = from_view(game.view(seat), hidden, seeds, rules=game.rules)
     random_playout(vg)
     n, sides = game.num_players, game.rules.num_sides
-    skunks = state.get_game().skunks
-    points = vg.game_points if skunks else np.ones(n_rollouts)
+    points = vg.game_points if state.get_game().skunks else np.ones(n_rollouts)
     return np.array([np.mean([win_reward(game.side_of(s) == w, p, sides)
                               for w, p in zip(vg.winner, points)]) for s in range(n)])
 

@@ -3,6 +3,8 @@ card wins the game, the base's choice kept under a large margin, bad specs refus
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from agents import make_agent
@@ -302,6 +304,10 @@ def test_a_table_of_your_own_is_read_and_a_bad_one_named(monkeypatch, tmp_path):
     np.savez(half, w121=np.full((121, 121), 0.5))
     wild = tmp_path / "wild.npz"
     np.savez(wild, w121=np.full((121, 121), 2.0), w61=np.zeros((61, 61)))
-    for bad in (tmp_path / "missing.npz", text, half, wild):
-        with pytest.raises(ValueError, match=f"search table '{bad}'"):
+    words = tmp_path / "words.npz"
+    np.savez(words, w121=np.full((121, 121), "x"), w61=np.full((61, 61), "x"))
+    array = tmp_path / "array.npy"
+    np.save(array, np.zeros((121, 121)))
+    for bad in (tmp_path / "missing.npz", text, half, wild, words, array):
+        with pytest.raises(ValueError, match=re.escape(f"search table {str(bad)!r}")):
             make_agent(f"search:ppo:scratch?models=own&table={bad}")

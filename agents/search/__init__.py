@@ -84,16 +84,20 @@ def check_table(table: str | Path) -> None:
     """A ValueError naming ``table`` unless it is a table file of :mod:`agents.winprob` (its
     ``w121`` and ``w61`` chances, of shapes (121, 121) and (61, 61), within [0, 1])."""
     try:
-        with np.load(table) as data:
-            ok = all(data[f"w{t}"].shape == (t, t) and ((data[f"w{t}"] >= 0)
-                     & (data[f"w{t}"] <= 1)).all() for t in TARGETS)
-    except (OSError, ValueError, KeyError, EOFError) as exc:
+        data = np.load(table)
+        if not isinstance(data, np.lib.npyio.NpzFile):
+            raise ValueError("not an .npz archive")
+        with data:
+            chances = [data[f"w{t}"] for t in TARGETS]
+        ok = all(w.shape == (t, t) and np.issubdtype(w.dtype, np.floating)
+                 and ((w >= 0) & (w <= 1)).all() for w, t in zip(chances, TARGETS))
+    except (OSError, ValueError, KeyError, EOFError, TypeError) as exc:
         raise ValueError(f"search table {str(table)!r} is not a win-probability table "
                          f"(python -m agents.winprob --agent ppo:PATH --out FILE makes one): "
                          f"{exc}") from None
     if not ok:
         raise ValueError(f"search table {str(table)!r} does not hold chances w121 (121 x 121) "
-                         f"and w61 (61 x 61) within [0, 1]")
+                         f"and w61 (61 x 61), floats within [0, 1]")
 
 
 def parse_spec(arg: str) -> tuple[str, dict[str, Any]]:
