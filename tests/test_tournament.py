@@ -551,3 +551,21 @@ def test_the_time_each_agent_takes_to_decide_is_recorded_beside_the_games(tmp_pa
     old = load_report(db, bootstrap=0)
     assert old.think_ms == {} and old.games == 4
     assert old.to_dict()["pairs"] == report.to_dict()["pairs"]
+
+
+def _blas_threads() -> list[int]:
+    from threadpoolctl import threadpool_info
+    return [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
+
+
+def test_each_worker_runs_blas_on_one_thread():
+    """Workers share the cores: a BLAS pool of each one's own would fight the others."""
+    import concurrent.futures as cf
+
+    from threadpoolctl import threadpool_limits
+
+    from tournament.workers import _init_worker
+
+    with threadpool_limits(2), cf.ProcessPoolExecutor(1, initializer=_init_worker) as pool:
+        threads = pool.submit(_blas_threads).result()
+    assert threads and set(threads) == {1}, threads

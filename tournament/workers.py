@@ -14,6 +14,8 @@ import signal
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from threadpoolctl import threadpool_limits
+
 from cribenv.game import Rules
 from tournament.games import play_task
 from tournament.schedule import GameTask
@@ -36,6 +38,9 @@ def play_chunk(tasks: list[GameTask], rules_dict: dict[str, Any]) -> Rows:
 def _init_worker() -> None:
     # Ctrl-C goes to the parent, which stops the pool; workers must not print tracebacks.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # One core a worker: BLAS threads of its own would spin against the other workers (the
+    # networks' small matrix products ran 3.5x slower on 2 cores with OpenBLAS's default).
+    threadpool_limits(1)
     _exit_with_parent()
 
 
