@@ -38,8 +38,8 @@ def play_chunk(tasks: list[GameTask], rules_dict: dict[str, Any]) -> Rows:
 def _init_worker() -> None:
     # Ctrl-C goes to the parent, which stops the pool; workers must not print tracebacks.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    # One core a worker: BLAS threads of its own would spin against the other workers (the
-    # networks' small matrix products ran 3.5x slower on 2 cores with OpenBLAS's default).
+    # One core a worker: with OpenBLAS's default each worker of the search's tournament on 2
+    # cores kept a second thread spinning as busy as its own, and the workers crawled.
     threadpool_limits(1)
     _exit_with_parent()
 
