@@ -18,7 +18,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from agents import make_agent
-from tournament.workers import _init_worker
+from tournament.workers import init_worker
 from train.evaluation import evaluate_table
 
 
@@ -48,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
             make_agent(bot, seed=0)
     except (ValueError, OSError) as exc:
         parser.error(str(exc))
-    with ProcessPoolExecutor(args.workers, initializer=_init_worker) as pool:
+    with ProcessPoolExecutor(args.workers, initializer=init_worker) as pool:
         jobs = {bot: pool.submit(_one, args.agent, bot, args.players, args.deals, args.seed,
                                  args.target) for bot in args.bots}
         results = {bot: job.result() for bot, job in jobs.items()}

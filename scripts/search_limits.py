@@ -24,7 +24,7 @@ from agents import make_agent
 from agents.search import SearchAgent
 from cribenv.game import Game, Rules
 from cribenv.positions import Hidden, actual_hidden
-from tournament.workers import _init_worker
+from tournament.workers import init_worker
 
 
 class OracleSearch(SearchAgent):
@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     modes = ("base", "search", "oracle")
     jobs = [(m, args.base, args.opponent, args.playouts, d, s)
             for d in range(args.deals) for s in (0, 1) for m in modes]
-    with ProcessPoolExecutor(args.workers, initializer=_init_worker) as pool:
+    with ProcessPoolExecutor(args.workers, initializer=init_worker) as pool:
         wins = list(pool.map(_play, *zip(*jobs), chunksize=8))
     table = {m: np.array([w for j, w in zip(jobs, wins) if j[0] == m], float) for m in modes}
     result = {}

@@ -564,8 +564,8 @@ def test_each_worker_runs_blas_on_one_thread():
 
     from threadpoolctl import threadpool_limits
 
-    from tournament.workers import _init_worker
+    from tournament.workers import init_worker
 
-    with threadpool_limits(2), cf.ProcessPoolExecutor(1, initializer=_init_worker) as pool:
+    with threadpool_limits(2), cf.ProcessPoolExecutor(1, initializer=init_worker) as pool:
         threads = pool.submit(_blas_threads).result()
     assert threads and set(threads) == {1}, threads

@@ -35,7 +35,9 @@ def play_chunk(tasks: list[GameTask], rules_dict: dict[str, Any]) -> Rows:
     return [play_task(t, rules) for t in tasks]
 
 
-def _init_worker() -> None:
+def init_worker() -> None:
+    """Set up a worker process of a pool of games (the tournament's, the ladder's, expert
+    iteration's and the scripts'): one BLAS thread, Ctrl-C left to the parent, exit with it."""
     # Ctrl-C goes to the parent, which stops the pool; workers must not print tracebacks.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # One core a worker: with OpenBLAS's default each worker of the search's tournament on 2
@@ -89,7 +91,7 @@ def _play_in_pool(todo: list[GameTask], chunk_size: int, workers: int,
                   rules_dict: dict[str, Any], on_rows: Callable[[Rows], None]) -> int:
     played = 0
     pieces = chunks(todo, chunk_size)
-    ex = cf.ProcessPoolExecutor(max_workers=workers, initializer=_init_worker)
+    ex = cf.ProcessPoolExecutor(max_workers=workers, initializer=init_worker)
     try:
         pending: set[cf.Future] = set()
 

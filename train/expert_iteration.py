@@ -259,10 +259,10 @@ def _play_in_pool(jobs: list[tuple], workers: int, bar) -> None:
     ended at once (a chunk they were writing is left half-written, and cleared on resume)."""
     import multiprocessing
 
-    from tournament.workers import _init_worker
+    from tournament.workers import init_worker
 
     games = {job[4]: job[2] for job in jobs}
-    with multiprocessing.Pool(workers, initializer=_init_worker) as pool:  # ends them on exit
+    with multiprocessing.Pool(workers, initializer=init_worker) as pool:  # ends them on exit
         for path in pool.imap_unordered(_play_job, jobs):
             bar.update(games[path])
 
