@@ -4,6 +4,7 @@ unguessable ids that expire, no file loaded on a request's word, 50 games at onc
 
 from __future__ import annotations
 
+import html
 import re
 import warnings
 from concurrent.futures import ThreadPoolExecutor
@@ -543,11 +544,13 @@ def test_a_form_from_another_site_cannot_open_a_replay(client):
     assert r.status_code == 303
 
 
-def test_the_search_agent_is_offered_and_plays_a_game(client):
-    """The strongest bot (``search:ppo:shipped``) is in the lobby and plays a whole game."""
-    assert "search:ppo:shipped" in client.get("/").text
-    state, table, shows = play_to_the_end(client, new_game(client, bot="search:ppo:shipped",
-                                                            target=61))
+@pytest.mark.parametrize("bot", ["search:ppo:shipped",
+                                 "search:ppo:scratch?models=own&playouts=300"])
+def test_the_search_agents_are_offered_and_play_a_game(client, bot):
+    """The strongest bot (``search:ppo:shipped``, the Champion) and the search from the rules
+    alone (the Prodigy) are in the lobby and each plays a whole game."""
+    assert f'value="{html.escape(bot)}"' in client.get("/").text
+    state, table, shows = play_to_the_end(client, new_game(client, bot=bot, target=61))
     assert table.game.is_over and shows >= 1
 
 

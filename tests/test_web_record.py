@@ -4,6 +4,7 @@ game its record to download and a replay link that opens again after a reload or
 
 from __future__ import annotations
 
+import html
 import re
 import warnings
 
@@ -22,7 +23,8 @@ from cribenv.game import Game  # noqa: E402
 from webtable.app import BUILT_IN_BOTS, create_app  # noqa: E402
 
 NAMES = {"random": "Beginner", "greedy": "Greedy", "ppo:scratch": "Self-taught",
-         "expert": "Expert", "ppo:shipped": "Master", "search:ppo:shipped": "Champion"}
+         "expert": "Expert", "search:ppo:scratch?models=own&playouts=300": "Prodigy",
+         "ppo:shipped": "Master", "search:ppo:shipped": "Champion"}
 
 
 @pytest.fixture
@@ -50,10 +52,11 @@ def test_the_lobby_names_the_opponents_for_people(client):
     offered = [b for b in NAMES if b in BUILT_IN_BOTS]
     options = re.findall(r'<option value="([^"]+)"( selected)? title="([^"]+)">([^<]+)</option>',
                          page)
-    assert [(v, name) for v, _, _, name in options] == [(b, NAMES[b]) for b in offered]
+    assert [(html.unescape(v), name) for v, _, _, name in options] == \
+        [(b, NAMES[b]) for b in offered]
     assert [v for v, sel, _, _ in options if sel] == ["expert"]   # the default, as before
     listed = re.findall(r'<li data-bot="([^"]+)"><b>([^<]+)</b> ([^<]+)</li>', page)
-    assert [(b, n) for b, n, _ in listed] == [(b, NAMES[b]) for b in offered]
+    assert [(html.unescape(b), n) for b, n, _ in listed] == [(b, NAMES[b]) for b in offered]
     assert all(len(line) > 20 for _, _, line in listed)   # one line on how each plays
     assert '<details class="who-plays" open>' in page
     if "search:ppo:shipped" in offered:

@@ -8,8 +8,9 @@ room); with ``db`` each is also kept in SQLite after every move
 (:mod:`webtable.saved_games`), so a restarted server plays it on where it stood.
 
 The lobby offers the built-in bots by the names of :data:`webtable.opponents.OPPONENTS`
-(Beginner, Greedy, Expert, Master, Champion), each with a line on how it plays; a request names
-a bot by its label (``expert``, ``ppo:shipped``: what the page sends) or by that name.
+(Beginner, Greedy, Self-taught, Expert, Prodigy, Master, Champion), each with a line on how it
+plays; a request names a bot by its label (``expert``, ``ppo:shipped``: what the page sends)
+or by that name.
 
 The routes are in :mod:`webtable.routes`, one module per part of the site: ``/`` the lobby
 (:mod:`~webtable.routes.lobby`), ``/api/games...`` the JSON API
@@ -34,6 +35,7 @@ from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
+from webtable.opponents import PRODIGY
 from webtable.replay import MAX_RECORD_BYTES, Replay
 from webtable.routes import api, game_pages, lobby, replay_pages
 from webtable.server import MAX_BODY, MAX_REPLAYS_BYTES, Server, cross_site, error
@@ -44,7 +46,9 @@ STATIC = Path(__file__).resolve().parent / "static"
 BUILT_IN_BOTS = {"expert": "expert", "greedy": "greedy", "random": "random",
                  "ppo:scratch": "ppo:scratch", "ppo:shipped": "ppo:shipped"}
 if importlib.util.find_spec("numba") is not None:   # the batched engine: the 'vector' extra
-    # the strongest: ppo:shipped with its plays checked by search (results/search)
+    # ppo:scratch's plays checked by search over its own models (results/from-rules), and
+    # the strongest: ppo:shipped's checked by search (results/search)
+    BUILT_IN_BOTS[PRODIGY] = PRODIGY
     BUILT_IN_BOTS["search:ppo:shipped"] = "search:ppo:shipped"
 
 
