@@ -368,3 +368,66 @@ def test_the_workers_exit_when_the_run_is_killed_or_interrupted(tmp_path, stop):
         run.kill()
         for pid in filter(_alive, workers):
             os.kill(pid, signal.SIGKILL)
+
+
+# ------------------------------------------------- from the rules alone (models="own")
+
+@pytest.fixture(scope="module")
+def own_chunk():
+    return ei.play_chunk("scratch", seed=5, games=2, playouts=30, models="own")
+
+
+def test_an_own_models_chunk_holds_observations_and_no_bot_feature(own_chunk, monkeypatch):
+    """With the network's own models the rows hold the seat's observation (what the network
+    reads) and no card features: nothing the expert computes is recorded."""
+    from cribenv.observation import OBS_SIZE
+
+    assert set(own_chunk) == {"kind", "legal", "values", "card", "obs"}
+    assert own_chunk["obs"].shape == (len(own_chunk["kind"]), OBS_SIZE)
+    play = own_chunk["kind"] == ei.PLAY
+    assert play.sum() > 10 and (~play).sum() > 4
+    legal = own_chunk["legal"] >= 0
+    assert np.isfinite(own_chunk["values"][play][legal[play]]).all()
+    # the observation of a row is that of a seat holding the row's legal cards
+    for obs, row in zip(own_chunk["obs"], own_chunk["legal"]):
+        assert (obs[:52][row[row >= 0]] > 0).all()
+    # the expert's card features are never computed for such a chunk
+    import agents.features
+
+    def refuse(*_a, **_k):
+        raise AssertionError("a bot's feature was computed")
+    monkeypatch.setattr(agents.features, "card_features", refuse)
+    again = ei.play_chunk("scratch", seed=5, games=2, playouts=30, models="own")
+    for key in own_chunk:
+        np.testing.assert_array_equal(own_chunk[key], again[key])
+
+
+def test_the_own_fit_moves_the_networks_play_toward_the_search(own_chunk):
+    settings = ei.IterationSettings(base="scratch", models="own", epochs=20,
+                                    learning_rate=1e-3)
+    data = {k: np.concatenate([v] * 4) for k, v in own_chunk.items()}
+    nets, stats = ei.fit(data, "scratch", settings, log=lambda *_: None)
+    assert stats["held_out_loss"] < stats["held_out_loss_before"]
+    assert stats["agreement"] >= stats["agreement_before"]
+
+
+def test_an_own_models_round_writes_a_network_of_the_bases_kind(tmp_path):
+    from agents.ppo import KeepsActor, policy_path
+
+    settings = ei.IterationSettings(base="scratch", models="own", rounds=1, games=2,
+                                    playouts=20, epochs=1, eval_games=2)
+    first = ei.run_iteration(tmp_path / "own", settings, workers=1, progress=False,
+                             log=lambda *_: None)
+    policy = load_policy(first[0]["policy"])
+    assert isinstance(policy, KeepsActor) and policy.value_layers
+    assert policy.config["expert_iteration_round"] == 1
+    # the self-play decisions behind the network are still counted
+    assert policy.config["steps"] == load_policy(policy_path("scratch")).config["steps"] > 0
+    # an expert-prior base is refused with models=own, a keeps one without
+    with pytest.raises((ValueError, Exception), match="not an 'mlp' or 'keeps'"):
+        ei.run_iteration(tmp_path / "x", ei.IterationSettings(base="shipped", models="own"),
+                         workers=1, progress=False)
+    with pytest.raises(Exception, match="expert-prior"):
+        ei.run_iteration(tmp_path / "y", ei.IterationSettings(base="scratch"), workers=1,
+                         progress=False)
+    assert not (tmp_path / "x").exists() and not (tmp_path / "y").exists()

@@ -33,6 +33,16 @@ workers exit once the run's process is gone.
 
 The search's leaf values come from the win-probability table (:mod:`agents.winprob`), not from
 a critic, so no critic is fitted.
+
+**From the rules alone** (``--models own``): the base is a network that reads the observation
+(an ``mlp`` or ``keeps`` policy file, ``scratch`` for the one trained from the rules), the
+search is ``search:ppo:BASE?models=own`` (the network's own playouts, its own model of the other
+seat's throw, the chance to win from the table solved from its own hands), the rows hold the
+observations (no bot's feature is computed) and the network fitted is the file's own
+(:class:`train.policy_actor.PolicyActor`), throw head included: AlphaZero's loop with the
+rules as the only simulator::
+
+    cribenv expert-iteration --models own --base scratch --run-dir runs/exit-own --games 3000
 """
 
 from __future__ import annotations
@@ -61,6 +71,10 @@ CHUNK_GAMES = 20
 PLAY, DISCARD = 1, 0
 #: What ``fit.json`` holds (numbers) and each opponent of ``eval.json`` (numbers; ``games`` a
 #: whole number).
+#: What the search and the fit read besides the rules (:data:`agents.search.MODELS`):
+#: ``heuristic`` (the expert-prior card network on its features) or ``own`` (the base
+#: network's own models, fitted on the observations).
+MODELS = ("heuristic", "own")
 FIT_KEYS = ("decisions", "play_decisions", "agreement_before", "held_out_loss_before",
             "held_out_loss", "agreement")
 EVAL_KEYS = ("win_rate", "win_lo", "win_hi", "net_points", "games")
@@ -81,6 +95,7 @@ class IterationSettings:
     batch_size: int = 1024         # decisions a step
     eval_games: int = 2000         # duplicate games against each of expert and the base
     seed: int = 0
+    models: str = "heuristic"      # 'heuristic' or 'own' (see MODELS)
 
     #: settings that may change when a run resumes (the rest define its results)
     RESUMABLE = ("rounds", "eval_games")
@@ -108,16 +123,20 @@ class IterationSettings:
                              f"deal is played twice, seats swapped), got {self.eval_games!r}")
         if type(self.seed) is not int or not 0 <= self.seed < 2**63:
             raise ValueError(f"seed must be a whole number >= 0, got {self.seed!r}")
+        if self.models not in MODELS:
+            raise ValueError(f"models must be one of {', '.join(MODELS)}, got {self.models!r}")
 
 
 # ---------------------------------------------------------------------------- play
 
 
 class _Recorder:
-    """A seat played by a search agent whose decisions are written into ``rows``."""
+    """A seat played by a search agent whose decisions are written into ``rows``: with
+    ``models`` ``heuristic`` each legal card's prior and features, with ``own`` the
+    observation."""
 
-    def __init__(self, agent, rows: list[tuple]) -> None:
-        self.agent, self.rows = agent, rows
+    def __init__(self, agent, rows: list[tuple], models: str = "heuristic") -> None:
+        self.agent, self.rows, self.models = agent, rows, models
         self.name = agent.name
         self.asks_forced = False
 
@@ -127,6 +146,7 @@ class _Recorder:
     def choose(self, view, legal: list[int]) -> int:
         from agents.features import card_features
         from cribenv.game import Phase
+        from cribenv.observation import encode
 
         card = int(self.agent.choose(view, legal))
         last = self.agent.last
@@ -136,9 +156,12 @@ class _Recorder:
             values = np.full(len(legal), np.nan)
         else:
             return card
-        prior, feats = card_features(view, legal)
-        self.rows.append((PLAY if view.phase is Phase.PLAY else DISCARD, legal, prior[legal],
-                          feats[legal], values, card))
+        kind = PLAY if view.phase is Phase.PLAY else DISCARD
+        if self.models == "own":
+            self.rows.append((kind, legal, encode(view), values, card))
+        else:
+            prior, feats = card_features(view, legal)
+            self.rows.append((kind, legal, (prior[legal], feats[legal]), values, card))
         return card
 
 
@@ -147,11 +170,13 @@ def _chunk_seed(seed: int, round_no: int, chunk: int) -> int:
                >> np.uint64(1))
 
 
-def play_chunk(base: str, seed: int, games: int, playouts: int) -> dict[str, np.ndarray]:
-    """The decisions of ``games`` games of ``search:ppo:BASE`` against itself, as padded rows:
-    ``kind`` (1 play, 0 discard), ``legal`` (ids, -1 padding), ``prior``, ``features``,
-    ``values`` (the search's chance to win after each card; NaN on discards) and ``card``
-    (the card laid)."""
+def play_chunk(base: str, seed: int, games: int, playouts: int, models: str = "heuristic"
+               ) -> dict[str, np.ndarray]:
+    """The decisions of ``games`` games of ``search:ppo:BASE`` (with ``models``) against
+    itself, as padded rows: ``kind`` (1 play, 0 discard), ``legal`` (ids, -1 padding),
+    ``values`` (the search's chance to win after each card; NaN on discards), ``card`` (the
+    card laid) and what the network reads: ``prior`` and ``features`` of each legal card
+    (``heuristic``) or ``obs``, the observation (``own``)."""
     from agents.arena import run_game
     from agents.search import SearchAgent
     from cribenv.game import Game, Rules
@@ -159,43 +184,54 @@ def play_chunk(base: str, seed: int, games: int, playouts: int) -> dict[str, np.
     rng = np.random.default_rng(seed)
     rows: list[tuple] = []
     seats = [_Recorder(SearchAgent(f"ppo:{base}", seed=int(rng.integers(2**62)),
-                                   playouts=playouts), rows) for _ in range(2)]
+                                   playouts=playouts, models=models), rows, models)
+             for _ in range(2)]
     for g in range(games):
         game = Game(Rules(), seed=int(rng.integers(2**62)), first_dealer=g % 2)
         for s in seats:
             s.reset()
         run_game(game, seats)
     n = len(rows)
-    from agents.features import NUM_FEATURES
-
     out = {"kind": np.zeros(n, np.int8), "legal": np.full((n, SLOTS), -1, np.int8),
-           "prior": np.zeros((n, SLOTS), np.float32),
-           "features": np.zeros((n, SLOTS, NUM_FEATURES), np.float32),
-           "values": np.full((n, SLOTS), np.nan), "card": np.zeros(n, np.int8)}
-    for i, (kind, legal, prior, feats, values, card) in enumerate(rows):
+           "values": np.full((n, SLOTS), np.nan), "card": np.zeros(n, np.int8),
+           **{k: np.zeros((n, *shape), np.float32) for k, shape in _inputs(models).items()}}
+    for i, (kind, legal, inputs, values, card) in enumerate(rows):
         k = len(legal)
         out["kind"][i] = kind
         out["legal"][i, :k] = legal
-        out["prior"][i, :k] = prior
-        out["features"][i, :k] = feats
         out["values"][i, :k] = values
         out["card"][i] = card
+        if models == "own":
+            out["obs"][i] = inputs
+        else:
+            out["prior"][i, :k], out["features"][i, :k] = inputs
     return out
 
 
-def _play_job(args: tuple[str, int, int, int, str]) -> str:
-    base, seed, games, playouts, path = args
-    data = play_chunk(base, seed, games, playouts)
+def _inputs(models: str) -> dict[str, tuple[int, ...]]:
+    """The arrays of a chunk that the network reads, with their shapes a row."""
+    if models == "own":
+        from cribenv.observation import OBS_SIZE
+
+        return {"obs": (OBS_SIZE,)}
+    from agents.features import NUM_FEATURES
+
+    return {"prior": (SLOTS,), "features": (SLOTS, NUM_FEATURES)}
+
+
+def _play_job(args: tuple[str, int, int, int, str, str]) -> str:
+    base, seed, games, playouts, models, path = args
+    data = play_chunk(base, seed, games, playouts, models)
     # the chunk's seed goes with it: a chunk of another round or run is told apart on resume
     write_with(path, lambda tmp: np.savez_compressed(tmp, seed=np.int64(seed), **data))
     return path
 
 
-def read_chunk(path: Path, seed: int | None = None) -> dict[str, np.ndarray]:
-    """The rows of a chunk file (:func:`play_chunk`'s arrays), checked: a ValueError names a
-    file that is damaged, not a chunk, or (``seed`` given) the chunk of another round or run."""
-    from agents.features import NUM_FEATURES
-
+def read_chunk(path: Path, seed: int | None = None, models: str = "heuristic"
+               ) -> dict[str, np.ndarray]:
+    """The rows of a chunk file (:func:`play_chunk`'s arrays for ``models``), checked: a
+    ValueError names a file that is damaged, not a chunk (of ``models``), or (``seed`` given)
+    the chunk of another round or run."""
     fix = "delete it to play its games again"
     if path.exists() and not path.is_file():
         raise ValueError(f"{path} is a folder, not a chunk of games; {fix}")
@@ -205,8 +241,8 @@ def read_chunk(path: Path, seed: int | None = None) -> dict[str, np.ndarray]:
     except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
         raise ValueError(f"{path} is damaged or not a chunk of games ({exc}); {fix}") from None
     n = len(data.get("kind", ()))
-    shapes = {"kind": (n,), "legal": (n, SLOTS), "prior": (n, SLOTS),
-              "features": (n, SLOTS, NUM_FEATURES), "values": (n, SLOTS), "card": (n,)}
+    shapes = {"kind": (n,), "legal": (n, SLOTS), "values": (n, SLOTS), "card": (n,),
+              **{k: (n, *shape) for k, shape in _inputs(models).items()}}
     if (set(data) - {"seed"} != set(shapes) or n == 0
             or any(data[k].shape != shape for k, shape in shapes.items())
             or any(not np.issubdtype(data[k].dtype, np.integer) for k in ("kind", "legal", "card"))
@@ -236,7 +272,7 @@ def play_round(folder: Path, base: str, settings: IterationSettings, round_no: i
         if not path.is_file():
             jobs.append((base, _chunk_seed(settings.seed, round_no, c),
                          min(CHUNK_GAMES, settings.games - start), settings.playouts,
-                         str(path)))
+                         settings.models, str(path)))
     for tmp in games_dir.glob(".chunk-*.tmp*.npz"):   # half-written by a killed worker
         tmp.unlink(missing_ok=True)
     done = settings.games - sum(j[2] for j in jobs)
@@ -248,7 +284,8 @@ def play_round(folder: Path, base: str, settings: IterationSettings, round_no: i
             for j in jobs:
                 _play_job(j)
                 bar.update(j[2])
-    parts = [read_chunk(games_dir / f"chunk-{c:04d}.npz", _chunk_seed(settings.seed, round_no, c))
+    parts = [read_chunk(games_dir / f"chunk-{c:04d}.npz",
+                        _chunk_seed(settings.seed, round_no, c), settings.models)
              for c in range(-(-settings.games // CHUNK_GAMES))]
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
@@ -261,7 +298,7 @@ def _play_in_pool(jobs: list[tuple], workers: int, bar) -> None:
 
     from tournament.workers import init_worker
 
-    games = {job[4]: job[2] for job in jobs}
+    games = {job[-1]: job[2] for job in jobs}
     with multiprocessing.Pool(workers, initializer=init_worker) as pool:  # ends them on exit
         for path in pool.imap_unordered(_play_job, jobs):
             bar.update(games[path])
@@ -270,19 +307,39 @@ def _play_in_pool(jobs: list[tuple], workers: int, bar) -> None:
 # ---------------------------------------------------------------------------- fit
 
 
-def _network(path: str):
-    """The card network of the expert-prior policy file ``path`` in torch
-    (:class:`train.networks.CardNetwork`)."""
+def _network(path: str, models: str = "heuristic"):
+    """The network fitted, read from the policy file ``path``: with ``models`` ``heuristic``
+    the card network of an expert-prior file (:class:`train.networks.CardNetwork`), with
+    ``own`` an ``mlp`` or ``keeps`` network (:class:`train.policy_actor.PolicyActor`)."""
     from agents.ppo import policy_path
+
+    if models == "own":
+        from train.policy_actor import PolicyActor
+
+        return PolicyActor.from_policy_file(policy_path(path))
     from train.networks import CardNetwork
 
     return CardNetwork.from_policy_file(policy_path(path), orthogonal=False)
 
 
-def _logits(nets, prior, feats, legal):
+def _scorer(nets, data: dict[str, np.ndarray], models: str):
+    """``rows -> (len(rows), SLOTS)`` logits of the legal cards of those decisions (-inf on
+    the padding), from what ``nets`` reads in ``data``."""
     import torch
 
-    return nets(prior, feats).masked_fill(legal < 0, -torch.inf)
+    legal = torch.as_tensor(data["legal"].astype(np.int64))
+    if models == "own":
+        obs, slots = torch.as_tensor(data["obs"]), legal.clamp(min=0)
+
+        def score(rows):
+            z = nets.logits(obs[rows]).gather(1, slots[rows])
+            return z.masked_fill(legal[rows] < 0, -torch.inf)
+        return score
+    prior, feats = torch.as_tensor(data["prior"]), torch.as_tensor(data["features"])
+
+    def score_cards(rows):
+        return nets(prior[rows], feats[rows]).masked_fill(legal[rows] < 0, -torch.inf)
+    return score_cards
 
 
 def targets(data: dict[str, np.ndarray], base_logits: np.ndarray, temperature: float
@@ -313,12 +370,12 @@ def fit(data: dict[str, np.ndarray], base: str, settings: IterationSettings,
     import torch
 
     torch.manual_seed(settings.seed)
-    nets = _network(base)
-    prior = torch.as_tensor(data["prior"])
-    feats = torch.as_tensor(data["features"])
+    nets = _network(base, settings.models)
+    score = _scorer(nets, data, settings.models)
     legal = torch.as_tensor(data["legal"].astype(np.int64))
     with torch.no_grad():
-        base_logits = _logits(nets, prior, feats, legal).double().numpy()
+        base_logits = torch.cat([score(torch.arange(s, min(s + 8192, len(legal))))
+                                 for s in range(0, len(legal), 8192)]).double().numpy()
     target = torch.as_tensor(targets(data, base_logits, settings.temperature),
                              dtype=torch.float32)
     weight = torch.as_tensor(np.where(data["kind"] == PLAY, 1.0, settings.anchor),
@@ -330,7 +387,7 @@ def fit(data: dict[str, np.ndarray], base: str, settings: IterationSettings,
     opt = torch.optim.Adam(nets.parameters(), lr=settings.learning_rate)
 
     def loss_on(rows) -> torch.Tensor:
-        logp = torch.log_softmax(_logits(nets, prior[rows], feats[rows], legal[rows]), 1)
+        logp = torch.log_softmax(score(rows), 1)
         ce = -(target[rows] * torch.where(legal[rows] >= 0, logp, 0.0)).sum(1)
         return (weight[rows] * ce).sum() / weight[rows].sum().clamp(min=1e-9)
 
@@ -338,7 +395,7 @@ def fit(data: dict[str, np.ndarray], base: str, settings: IterationSettings,
         """Share of held-out play decisions where the network's card is the search's best."""
         rows = rows[data["kind"][rows] == PLAY]
         with torch.no_grad():
-            mine = _logits(nets, prior[rows], feats[rows], legal[rows]).argmax(1).numpy()
+            mine = score(torch.as_tensor(rows)).argmax(1).numpy()
         best = np.nan_to_num(data["values"][rows], nan=-1.0).argmax(1)
         return float((mine == best).mean()) if len(rows) else float("nan")
 
@@ -433,6 +490,8 @@ def _check_settings(run_dir: Path, record: dict[str, Any]) -> None:
         return
     fix = "move it aside or use another --run-dir"
     saved = _read_json(path, "the settings of an expert-iteration run", fix)
+    if isinstance(saved, dict):
+        saved.setdefault("models", "heuristic")     # runs made before the setting was
     if not isinstance(saved, dict) or not set(record) <= set(saved):
         missing = sorted(set(record) - set(saved)) if isinstance(saved, dict) else []
         raise ValueError(f"{path} is damaged: not the settings of an expert-iteration run "
@@ -475,7 +534,7 @@ def _check_rounds(run_dir: Path, settings: IterationSettings, base_sha256: str) 
             for c in range(-(-settings.games // CHUNK_GAMES)):
                 path = folder / "games" / f"chunk-{c:04d}.npz"
                 if path.exists():
-                    read_chunk(path, _chunk_seed(settings.seed, round_no, c))
+                    read_chunk(path, _chunk_seed(settings.seed, round_no, c), settings.models)
         if (folder / "eval.json").exists():
             _check_eval(folder / "eval.json")
 
@@ -504,7 +563,8 @@ def _holding(run_dir: Path) -> Iterator[None]:
 
 def _check_can_start(run_dir: Path, settings: IterationSettings) -> Path:
     """Everything a run needs, checked before it writes anything: the settings, the packages,
-    an expert-prior base file and a run folder that can be made. Returns the base's file."""
+    a base file of the network fitted (see ``models``) and a run folder that can be made.
+    Returns the base's file."""
     import importlib
 
     from agents.ppo import policy_path
@@ -513,7 +573,7 @@ def _check_can_start(run_dir: Path, settings: IterationSettings) -> Path:
     for module in ("torch", "tqdm", "numba", "safetensors"):
         importlib.import_module(module)       # a missing extra: the CLI names it, exit 2
     base = policy_path(settings.base)
-    _network(str(base))                       # an expert-prior policy file, or PolicyFileError
+    _network(str(base), settings.models)      # a file of the network fitted, or PolicyFileError
     if run_dir.exists() and not run_dir.is_dir():
         raise ValueError(f"--run-dir {str(run_dir)!r} is a file, not a folder")
     return base
@@ -552,7 +612,9 @@ def _run_rounds(run_dir: Path, settings: IterationSettings, base: str, workers: 
             nets, stats = fit(data, base, settings, log=log)
             write_text(fit_path, json.dumps(stats, indent=2) + "\n")
             # the policy last: it marks the round's fit as done
-            nets.save(policy, {"steps": 0, "expert_iteration_round": round_no,
+            # (a network of the observation keeps its count of self-play decisions)
+            nets.save(policy, {**({"steps": 0} if settings.models == "heuristic" else {}),
+                               "expert_iteration_round": round_no,
                                "base": Path(base).name, "base_sha256": _file_hash(Path(base)),
                                **{k: round(v, 4) for k, v in stats.items()}})
         summary = {"round": round_no, "base": base, "policy": str(policy),
@@ -576,13 +638,19 @@ def _run_rounds(run_dir: Path, settings: IterationSettings, base: str, workers: 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.description = ("Expert iteration: play games with the search agent on a base policy, "
-                          "fit the base's card network to the search's choices, and repeat "
+                          "fit the base's network to the search's choices, and repeat "
                           "with the fitted network as the next base. Resumable.")
     d = IterationSettings()
     parser.add_argument("--run-dir", required=True, help="folder of the run (resumed if it "
                                                          "exists)")
     parser.add_argument("--base", default=d.base,
-                        help="the first round's expert-prior policy file ('shipped')")
+                        help="the first round's policy file ('shipped'; an expert-prior one, "
+                             "or with --models own an mlp or keeps one such as 'scratch')")
+    parser.add_argument("--models", choices=MODELS, default=d.models,
+                        help="what the search and the fit read besides the rules: 'heuristic' "
+                             "(the expert-prior network on its features, the heuristic "
+                             "playouts) or 'own' (the base network's own playouts and throw "
+                             "model, fitted on the observation: from the rules alone)")
     parser.add_argument("--rounds", type=int_arg(1), default=d.rounds, help="rounds (2)")
     parser.add_argument("--games", type=int_arg(1), default=d.games,
                         help="search games a round (2000)")
@@ -607,6 +675,7 @@ def run(args: argparse.Namespace) -> int:
     settings = IterationSettings(
         base=args.base, rounds=args.rounds, games=args.games, playouts=args.playouts,
         temperature=args.temperature, anchor=args.anchor, epochs=args.epochs,
-        learning_rate=args.learning_rate, eval_games=args.eval_games, seed=args.seed)
+        learning_rate=args.learning_rate, eval_games=args.eval_games, seed=args.seed,
+        models=args.models)
     run_iteration(args.run_dir, settings, workers=args.workers)
     return 0
