@@ -16,19 +16,20 @@ pytest.importorskip("numba")
 
 from agents.ppo import ExpertPriorActor, load_policy  # noqa: E402
 from train import expert_iteration as ei  # noqa: E402
+from train import iteration_games as games  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def chunk():
-    return ei.play_chunk("shipped", seed=7, games=2, playouts=40)
+    return games.play_chunk("shipped", seed=7, games=2, playouts=40)
 
 
 def test_a_chunk_holds_every_searched_play_and_discard(chunk):
     kinds = chunk["kind"]
-    assert (kinds == ei.PLAY).sum() > 10 and (kinds == ei.DISCARD).sum() > 4
+    assert (kinds == games.PLAY).sum() > 10 and (kinds == games.DISCARD).sum() > 4
     legal = chunk["legal"] >= 0
     # a play row has a search value for each legal card and nothing in the padding
-    play = kinds == ei.PLAY
+    play = kinds == games.PLAY
     assert np.isfinite(chunk["values"][play][legal[play]]).all()
     assert np.isnan(chunk["values"][~legal]).all()
     assert ((chunk["values"][play][legal[play]] >= 0)
@@ -45,7 +46,7 @@ def test_a_chunk_holds_every_searched_play_and_discard(chunk):
 
 
 def test_a_chunk_is_the_same_under_its_seed(chunk):
-    again = ei.play_chunk("shipped", seed=7, games=2, playouts=40)
+    again = games.play_chunk("shipped", seed=7, games=2, playouts=40)
     for key in chunk:
         np.testing.assert_array_equal(chunk[key], again[key])
 
@@ -324,14 +325,15 @@ SLOW_ROUND = """
 import signal, sys, time
 from pathlib import Path
 from train import expert_iteration as ei
+from train import iteration_games as games
 
 def _play_job(job):          # a chunk that takes long: the workers are busy when killed
     time.sleep(120)
 
 signal.signal(signal.SIGINT, signal.default_int_handler)    # Ctrl-C, even if started without
-ei._play_job = _play_job
+games._play_job = _play_job
 try:
-    ei.play_round(Path(sys.argv[1]), "shipped", ei.IterationSettings(games=60, playouts=1), 1,
+    games.play_round(Path(sys.argv[1]), "shipped", ei.IterationSettings(games=60, playouts=1), 1,
                   workers=2, progress=False)
 except KeyboardInterrupt:
     sys.exit(130)
@@ -374,7 +376,7 @@ def test_the_workers_exit_when_the_run_is_killed_or_interrupted(tmp_path, stop):
 
 @pytest.fixture(scope="module")
 def own_chunk():
-    return ei.play_chunk("scratch", seed=5, games=2, playouts=30, models="own")
+    return games.play_chunk("scratch", seed=5, games=2, playouts=30, models="own")
 
 
 def test_an_own_models_chunk_holds_observations_and_no_bot_feature(own_chunk, monkeypatch):
@@ -384,7 +386,7 @@ def test_an_own_models_chunk_holds_observations_and_no_bot_feature(own_chunk, mo
 
     assert set(own_chunk) == {"kind", "legal", "values", "card", "obs"}
     assert own_chunk["obs"].shape == (len(own_chunk["kind"]), OBS_SIZE)
-    play = own_chunk["kind"] == ei.PLAY
+    play = own_chunk["kind"] == games.PLAY
     assert play.sum() > 10 and (~play).sum() > 4
     legal = own_chunk["legal"] >= 0
     assert np.isfinite(own_chunk["values"][play][legal[play]]).all()
@@ -397,7 +399,7 @@ def test_an_own_models_chunk_holds_observations_and_no_bot_feature(own_chunk, mo
     def refuse(*_a, **_k):
         raise AssertionError("a bot's feature was computed")
     monkeypatch.setattr(agents.features, "card_features", refuse)
-    again = ei.play_chunk("scratch", seed=5, games=2, playouts=30, models="own")
+    again = games.play_chunk("scratch", seed=5, games=2, playouts=30, models="own")
     for key in own_chunk:
         np.testing.assert_array_equal(own_chunk[key], again[key])
 
