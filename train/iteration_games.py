@@ -13,14 +13,11 @@ from __future__ import annotations
 import zipfile
 import zlib
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 import numpy as np
 
 from cribenv.files import write_with
-
-if TYPE_CHECKING:
-    from train.expert_iteration import IterationSettings
 
 #: Legal cards a decision may have (six in the first discard of 2 players).
 SLOTS = 6
@@ -159,9 +156,10 @@ def read_chunk(path: Path, seed: int | None = None, models: str = "heuristic"
     return data
 
 
-def play_round(folder: Path, base: str, settings: IterationSettings, round_no: int,
+def play_round(folder: Path, base: str, settings: Any, round_no: int,
                workers: int, progress: bool = True) -> dict[str, np.ndarray]:
-    """Play (or read back) the round's games; every chunk already on disk is kept."""
+    """Play (or read back) the round's games (``settings``: a run's
+    :class:`train.expert_iteration.IterationSettings`); every chunk already on disk is kept."""
     from tqdm import tqdm
 
     games_dir = folder / "games"
