@@ -59,14 +59,13 @@ from typing import Any
 
 import numpy as np
 
+# what the search and the fit read besides the rules: ``heuristic`` (the expert-prior card
+# network on its features) or ``own`` (the base network's own models, on the observations)
+from agents.search import MODELS
 from cribenv.checks import int_arg
 from cribenv.files import write_text
 from train.iteration_games import CHUNK_GAMES, PLAY, chunk_seed, play_round, read_chunk
 
-#: What the search and the fit read besides the rules (:data:`agents.search.MODELS`):
-#: ``heuristic`` (the expert-prior card network on its features) or ``own`` (the base
-#: network's own models, fitted on the observations).
-MODELS = ("heuristic", "own")
 #: What ``fit.json`` holds (numbers) and each opponent of ``eval.json`` (numbers; ``games`` a
 #: whole number).
 FIT_KEYS = ("decisions", "play_decisions", "agreement_before", "held_out_loss_before",
