@@ -91,7 +91,7 @@ def test_the_module_refuses_observations_without_the_mask_naming_what_to_use():
 def local_ray():
     import ray
 
-    ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
+    ray.init(address="local", num_cpus=1, include_dashboard=False, log_to_driver=False)
     rllib.register_envs()   # Tune's registry is per Ray session
     try:
         yield
