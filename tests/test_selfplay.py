@@ -154,19 +154,15 @@ def _perturbed_network(cfg: SelfPlayConfig):
 
 def _head(head: str) -> dict:
     """The settings of a network named in a test: ``keeps+values`` is ``keeps`` with the
-    throw values (train/throw_values.py), ``keeps+cards`` ``keeps`` with the shared card
-    weights of the first layers (``card_inputs``)."""
+    throw values (train/throw_values.py)."""
     if head == "keeps+values":
         return {"policy": "keeps", "throw_values": True, "value_arch": [16, 8]}
-    if head == "keeps+cards":
-        return {"policy": "keeps", "card_inputs": True}
     return {"policy": head}
 
 
 @pytest.mark.parametrize("head,players", [("mlp", 2), ("cards", 2), ("keeps", 2),
                                           ("keeps", 3), ("keeps", 4), ("keeps+values", 2),
-                                          ("keeps+values", 3), ("keeps+values", 4),
-                                          ("keeps+cards", 2), ("keeps+cards", 4)])
+                                          ("keeps+values", 3), ("keeps+values", 4)])
 def test_export_round_trip_torch_equals_numpy(tmp_path, head, players):
     cfg = SelfPlayConfig(**_head(head), net_arch=[32, 16], card_dim=8, keep_arch=[16],
                          keep_ctx=8, num_players=players)
@@ -193,8 +189,7 @@ def test_export_round_trip_torch_equals_numpy(tmp_path, head, players):
 
 @pytest.mark.parametrize("head,players,privileged", [
     ("mlp", 2, False), ("cards", 2, False), ("keeps", 2, False), ("keeps", 4, False),
-    ("mlp", 2, True), ("keeps", 3, True), ("keeps+values", 2, False), ("keeps+cards", 2, True),
-    ("keeps+cards", 3, False)])
+    ("mlp", 2, True), ("keeps", 3, True), ("keeps+values", 2, False)])
 def test_update_sparse_path_equals_the_dense_network(head, players, privileged):
     """The update computes the first layers from the observations' non-zero entries
     (``sparse_rows`` + ``logits_and_value``, with its own backward): the same logits, values
@@ -439,13 +434,13 @@ def test_resume_with_nothing_left_says_so(tmp_path):
     assert not any("learner steps/s" in line for line in lines)
 
 
-@pytest.mark.parametrize("head", ["mlp", "cards", "keeps", "keeps+cards"])
+@pytest.mark.parametrize("head", ["mlp", "cards", "keeps"])
 def test_rollouts_sample_from_the_policy_the_update_trains(tmp_path, head):
     """With a learning rate of 1e-30 (the smallest allowed is above 0) the policy does not
     move, so the log-probabilities recomputed in the update equal the ones the rollouts drew
     with: every update's KL and clip fraction are 0. (A rollout path that skipped the throw
     head failed this with KL ~0.05.)"""
-    train(tiny(**_head(head), learning_rate=1e-30, total_steps=512, n_epochs=2), tmp_path / "r",
+    train(tiny(policy=head, learning_rate=1e-30, total_steps=512, n_epochs=2), tmp_path / "r",
           progress=False, log=lambda s: None)
     rows = _columns(tmp_path / "r" / "logs" / "progress.csv")
     assert len(rows) >= 3

@@ -240,53 +240,8 @@ def critic_inputs(config: SelfPlayConfig) -> int:
     return OBS_SIZE + (HIDDEN_SIZE if config.privileged_critic else 0)
 
 
-#: The observation's planes of one entry a card (52 wide), by name and count of planes.
-CARD_PLANES = (("hand", 1), ("own_discards", 1), ("starter", 1), ("played_by", 4),
-               ("in_series", 1), ("play_order", 1))
-
-
-class SharedCardWeights(nn.Module):
-    """``card_inputs``: a first layer whose weights on the observation's card planes share
-    vectors across cards, the way the per-card head's embeddings do. The weight of card
-    ``c`` of plane ``p`` is ``base[:, p, c] + rank[p, rank(c)] + suit[p, suit(c)]``: every
-    plane's input is then a sum of card vectors built from rank, suit and card parts (a Deep
-    Sets sum with a linear card encoder), and what is learnt of one card reaches the cards of
-    its rank and its suit. ``rank`` and ``suit`` start at zero, so the network starts as
-    the plain one; the export writes the summed weights, an ordinary ``mlp`` first layer.
-
-    >>> import torch
-    >>> shared = SharedCardWeights(3)
-    >>> with torch.no_grad():
-    ...     _ = shared.rank[0, 12].fill_(1.0)     # the hand plane, kings
-    >>> w = shared.weight(torch.zeros(3, OBS_SIZE))
-    >>> [int(c) for c in torch.nonzero(w[0])[:, 0]]   # the four kings of the hand plane
-    [48, 49, 50, 51]
-    """
-
-    def __init__(self, width: int) -> None:
-        super().__init__()
-        from cribenv.observation import OFFSETS
-
-        starts = [OFFSETS[name].start + 52 * k for name, n in CARD_PLANES for k in range(n)]
-        self.rank = nn.Parameter(torch.zeros(len(starts), 13, width))
-        self.suit = nn.Parameter(torch.zeros(len(starts), 4, width))
-        columns = torch.tensor([s + c for s in starts for c in range(NUM_CARDS)])
-        self.register_buffer("columns", columns, persistent=False)
-
-    def weight(self, base):
-        """``base`` ``(width, inputs)`` with the shared vectors added on the card planes."""
-        per_card = self.rank.repeat_interleave(4, 1) + self.suit.repeat(1, 13, 1)
-        return base.index_add(1, self.columns, per_card.reshape(-1, base.shape[0]).T)
-
-
-def first_layer(linear: nn.Linear, shared: SharedCardWeights | None):
-    """``linear``'s weight, with ``shared``'s vectors added when there are any."""
-    return linear.weight if shared is None else shared.weight(linear.weight)
-
-
 class ActorCritic(nn.Module):
-    """Actor: MLP -> 52 logits (linear or per-card head). Critic: its own MLP -> 1. With
-    ``card_inputs`` both first layers are :class:`SharedCardWeights`."""
+    """Actor: MLP -> 52 logits (linear or per-card head). Critic: its own MLP -> 1."""
 
     def __init__(self, config: SelfPlayConfig) -> None:
         super().__init__()
@@ -316,21 +271,6 @@ class ActorCritic(nn.Module):
             self.head = orthogonal_init(nn.Linear(width, NUM_CARDS), 0.01)
         self.critic = nn.Sequential(mlp([critic_inputs(config), *config.net_arch]),
                                     orthogonal_init(nn.Linear(width, 1), 1.0))
-        self.actor_cards = self.critic_cards = None
-        if config.card_inputs:
-            self.actor_cards = SharedCardWeights(config.net_arch[0])
-            self.critic_cards = SharedCardWeights(config.net_arch[0])
-
-    def actor_weight(self):
-        """The actor's first weight ``(width, OBS_SIZE)`` as it acts (:func:`first_layer`)."""
-        return first_layer(self.actor[0], self.actor_cards)
-
-    def hidden(self, obs):
-        """The actor's last hidden layer of observation rows ``obs``."""
-        if self.actor_cards is None:
-            return self.actor(obs)
-        a0 = self.actor[0]
-        return self.actor[1:](torch.nn.functional.linear(obs, self.actor_weight(), a0.bias))
 
     def action_layer(self):
         """(weight (52, width), bias (52,)) of the actor's last layer."""
@@ -343,7 +283,7 @@ class ActorCritic(nn.Module):
         """Logits of ``obs``; ``layer``: the action layer when the caller has it already
         (the rollouts compute it once per collection). ``cards``: unused (the
         ``expert-prior`` network's input)."""
-        return self._head(obs, self.hidden(obs), layer)
+        return self._head(obs, self.actor(obs), layer)
 
     def _head(self, obs, h, layer=None):
         """The logits from the actor's last hidden layer ``h`` (the throw head reads the
@@ -357,11 +297,7 @@ class ActorCritic(nn.Module):
 
     def value(self, obs):
         """The critic's value of its input rows (:func:`critic_inputs` wide)."""
-        if self.critic_cards is None:
-            return self.critic(obs).squeeze(-1)
-        c0 = self.critic[0][0]
-        z = torch.nn.functional.linear(obs, first_layer(c0, self.critic_cards), c0.bias)
-        return self.critic[1:](self.critic[0][1:](z)).squeeze(-1)
+        return self.critic(obs).squeeze(-1)
 
     def logits_and_value(self, x: SparseRows):
         """``(logits, value)`` of the critic's input rows given as :class:`SparseRows`
@@ -371,11 +307,10 @@ class ActorCritic(nn.Module):
         together from the non-zero entries."""
         a0, c0 = self.actor[0], self.critic[0][0]
         width = a0.out_features
-        aw = self.actor_weight()
+        aw = a0.weight
         if self.hidden_in:
             aw = torch.cat([aw, aw.new_zeros(width, self.hidden_in)], 1)
-        # (critic inputs, 2 width)
-        w = torch.cat([aw, first_layer(c0, self.critic_cards)]).t().contiguous()
+        w = torch.cat([aw, c0.weight]).t().contiguous()     # (critic inputs, 2 width)
         z = sparse_linear(x.idx, x.val, w) + torch.cat([a0.bias, c0.bias])
         h = self.actor[1:](z[:, :width])
         v = self.critic[1:](self.critic[0][1:](z[:, width:])).squeeze(-1)
@@ -559,7 +494,7 @@ def export_arrays(net) -> dict[str, np.ndarray]:
 
     with torch.no_grad():
         for i, m in enumerate(linears):
-            put(f"pi.{i}", net.actor_weight() if i == 0 else m.weight, m.bias)
+            put(f"pi.{i}", m.weight, m.bias)
         put("action", *net.action_layer())
         if getattr(net, "keeps", False):
             put("keep.ctx", net.keep_ctx.weight, net.keep_ctx.bias)

@@ -67,10 +67,6 @@ class SelfPlayConfig(RunSettings):
         "scores every way to lay away cards) or 'expert-prior' (beta x the expert's value of "
         "each legal card + a card MLP on its features)", POLICIES)
     card_dim: int = setting(32, "size of the card embeddings of the per-card head")
-    card_inputs: bool = setting(
-        False,
-        "share rank and suit vectors across the first layers' weights on the observation's card "
-        "planes (the actor's and the critic's; train.networks.SharedCardWeights)")
     keep_arch: list[int] = setting(
         [64, 64],
         "hidden layer sizes of the throw head (policy 'keeps')")
@@ -135,9 +131,6 @@ class SelfPlayConfig(RunSettings):
                              f"{self.device!r}")
         if self.init_policy and self.policy != "expert-prior":
             raise ValueError(f"init_policy needs policy 'expert-prior', got {self.policy!r}")
-        if self.card_inputs and self.policy == "expert-prior":
-            raise ValueError("card_inputs needs policy 'mlp', 'cards' or 'keeps' (the "
-                             "expert-prior network reads card features, not the observation)")
         if self.throw_values and self.policy != "keeps":
             raise ValueError(f"throw_values needs policy 'keeps', got {self.policy!r}")
         if self.expert_share and self.policy != "expert-prior":
@@ -156,8 +149,6 @@ class SelfPlayConfig(RunSettings):
         if not fixed["throw_values"]:   # inert: runs made before them keep their fingerprint
             for name in ("throw_values", "value_arch", "value_beta", "value_lr"):
                 fixed.pop(name)
-        if not fixed["card_inputs"]:   # likewise
-            fixed.pop("card_inputs")
         if fixed["algorithm"] == "ppo":   # likewise
             for name in ("algorithm", "epsilon"):
                 fixed.pop(name)
