@@ -253,6 +253,54 @@ def test_a_damaged_file_is_named_and_nothing_is_changed(finished_run, tmp_path, 
     assert _snapshot(run) == before
 
 
+ONE_ROUND = ["--rounds", "1", "--games", "2", "--playouts", "20", "--epochs", "1",
+             "--eval-games", "0", "--workers", "1"]
+
+
+def test_the_replays_games_are_fitted_with_the_rounds_own(finished_run, tmp_path):
+    from cribenv.cli import main
+
+    replay = finished_run / "round-1" / "games"
+    assert main(["expert-iteration", "--run-dir", str(tmp_path / "alone"), *ONE_ROUND]) == 0
+    assert main(["expert-iteration", "--run-dir", str(tmp_path / "with"), *ONE_ROUND,
+                 "--replay", str(replay), "--replay", str(finished_run / "round-2" / "games")
+                 ]) == 0
+    alone, pooled = (json.loads((tmp_path / run / "round-1" / "fit.json").read_text())
+                     for run in ("alone", "with"))
+    replayed = sum(len(np.load(p)["kind"]) for p in finished_run.glob("round-*/games/*.npz"))
+    assert pooled["decisions"] == alone["decisions"] + replayed
+    # the round's own games are the same: the same seed, base and settings
+    for chunk in (tmp_path / "alone" / "round-1" / "games").iterdir():
+        assert (tmp_path / "with" / "round-1" / "games" / chunk.name).read_bytes() \
+            == chunk.read_bytes()
+    # a resume must replay the same games
+    with pytest.raises(ValueError, match="replay_sha256"):
+        ei.run_iteration(tmp_path / "with", ei.IterationSettings(
+            rounds=1, games=2, playouts=20, epochs=1, eval_games=0, replay=(str(replay),)),
+            workers=1, progress=False, log=lambda *_: None)
+
+
+@pytest.mark.parametrize("case", ["missing", "empty", "a file", "damaged chunk"])
+def test_a_bad_replay_folder_is_named_before_any_work(finished_run, tmp_path, capsys, case):
+    import shutil
+
+    from cribenv.cli import main
+
+    folder = tmp_path / "games"
+    if case == "empty":
+        folder.mkdir()
+    elif case == "a file":
+        folder.write_text("x")
+    elif case == "damaged chunk":
+        shutil.copytree(finished_run / "round-1" / "games", folder)
+        (folder / "chunk-0000.npz").write_bytes(b"not a chunk")
+    assert main(["expert-iteration", "--run-dir", str(tmp_path / "run"), *ONE_ROUND,
+                 "--replay", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert str(folder) in err and "Traceback" not in err, err
+    assert not (tmp_path / "run").exists()
+
+
 def test_a_half_written_chunk_of_a_killed_worker_is_cleared(finished_run, tmp_path):
     import shutil
 

@@ -31,6 +31,11 @@ every file it will read back (``settings.json``, each round's chunks, ``fit.json
 ``eval.json`` and policy): a damaged or foreign one is named, and nothing is changed. The pool's
 workers exit once the run's process is gone.
 
+**Replay** (``--replay FOLDER``, repeatable): the games of earlier rounds (another run's
+``round-K/games``) are fitted with each round's own, as AlphaZero fits on a window of recent
+games rather than the last round's alone; the chunks are checked before anything is written and
+a resume must replay the same files (their hash is in ``settings.json``).
+
 The search's leaf values come from the win-probability table (:mod:`agents.winprob`), not from
 a critic, so no critic is fitted.
 
@@ -89,6 +94,7 @@ class IterationSettings:
     eval_games: int = 2000         # duplicate games against each of expert and the base
     seed: int = 0
     models: str = "heuristic"      # 'heuristic' or 'own' (see MODELS)
+    replay: tuple[str, ...] = ()   # folders of earlier rounds' games, fitted with each round's
 
     #: settings that may change when a run resumes (the rest define its results)
     RESUMABLE = ("rounds", "eval_games")
@@ -118,6 +124,8 @@ class IterationSettings:
             raise ValueError(f"seed must be a whole number >= 0, got {self.seed!r}")
         if self.models not in MODELS:
             raise ValueError(f"models must be one of {', '.join(MODELS)}, got {self.models!r}")
+        if isinstance(self.replay, str) or not all(isinstance(f, str) for f in self.replay):
+            raise ValueError(f"replay must be a list of folders, got {self.replay!r}")
 
 
 # ---------------------------------------------------------------------------- fit
@@ -292,9 +300,31 @@ def _check_eval(path: Path) -> dict[str, dict[str, Any]]:
     return res
 
 
-def _record(settings: IterationSettings, base: Path) -> dict[str, Any]:
+def replay_chunks(settings: IterationSettings) -> list[Path]:
+    """The chunk files of the ``replay`` folders, in order, each checked (a ValueError names
+    a folder that is missing or holds no chunk, or a chunk that is damaged or of other
+    models)."""
+    chunks = []
+    for folder in map(Path, settings.replay):
+        found = sorted(folder.glob("chunk-*.npz")) if folder.is_dir() else []
+        if not found:
+            raise ValueError(f"--replay {str(folder)!r} is not a folder of games (a round's "
+                             "games/ folder, with chunk-NNNN.npz files)")
+        for path in found:
+            read_chunk(path, None, settings.models)
+        chunks += found
+    return chunks
+
+
+def _replay_hash(chunks: list[Path]) -> str:
+    import hashlib
+
+    return hashlib.sha256("".join(_file_hash(p) for p in chunks).encode()).hexdigest()
+
+
+def _record(settings: IterationSettings, base: Path, chunks: list[Path]) -> dict[str, Any]:
     return {**asdict(settings), "base_file": str(base.resolve()),
-            "base_sha256": _file_hash(base)}
+            "base_sha256": _file_hash(base), "replay_sha256": _replay_hash(chunks)}
 
 
 def _check_settings(run_dir: Path, record: dict[str, Any]) -> None:
@@ -306,15 +336,17 @@ def _check_settings(run_dir: Path, record: dict[str, Any]) -> None:
         return
     fix = "move it aside or use another --run-dir"
     saved = _read_json(path, "the settings of an expert-iteration run", fix)
-    if isinstance(saved, dict):
-        saved.setdefault("models", "heuristic")     # runs made before the setting was
+    if isinstance(saved, dict):                 # runs made before the settings were
+        saved.setdefault("models", "heuristic")
+        saved.setdefault("replay", [])
+        saved.setdefault("replay_sha256", _replay_hash([]))
     if not isinstance(saved, dict) or not set(record) <= set(saved):
         missing = sorted(set(record) - set(saved)) if isinstance(saved, dict) else []
         raise ValueError(f"{path} is damaged: not the settings of an expert-iteration run "
                          f"({'no ' + ', '.join(missing) if missing else 'not a JSON object'}); "
                          f"{fix}")
     for key, value in record.items():
-        if key not in (*IterationSettings.RESUMABLE, "base", "base_file") \
+        if key not in (*IterationSettings.RESUMABLE, "base", "base_file", "replay") \
                 and saved[key] != value:
             raise ValueError(f"{path} was made with {key}={saved[key]!r}, not "
                              f"{value!r}: use another --run-dir or the same settings")
@@ -379,8 +411,8 @@ def _holding(run_dir: Path) -> Iterator[None]:
 
 def _check_can_start(run_dir: Path, settings: IterationSettings) -> Path:
     """Everything a run needs, checked before it writes anything: the settings, the packages,
-    a base file of the network fitted (see ``models``) and a run folder that can be made.
-    Returns the base's file."""
+    a base file of the network fitted (see ``models``), the replay's games and a run folder
+    that can be made. Returns the base's file."""
     import importlib
 
     from agents.ppo import policy_path
@@ -390,6 +422,7 @@ def _check_can_start(run_dir: Path, settings: IterationSettings) -> Path:
         importlib.import_module(module)       # a missing extra: the CLI names it, exit 2
     base = policy_path(settings.base)
     _network(str(base), settings.models)      # a file of the network fitted, or PolicyFileError
+    replay_chunks(settings)
     if run_dir.exists() and not run_dir.is_dir():
         raise ValueError(f"--run-dir {str(run_dir)!r} is a file, not a folder")
     return base
@@ -405,7 +438,7 @@ def run_iteration(run_dir: str | Path, settings: IterationSettings, workers: int
     except OSError as exc:
         raise ValueError(f"--run-dir {str(run_dir)!r} cannot be made: {exc.strerror}") from None
     with _holding(run_dir):
-        record = _record(settings, first)
+        record = _record(settings, first, replay_chunks(settings))
         _check_settings(run_dir, record)
         _check_rounds(run_dir, settings, record["base_sha256"])
         write_text(run_dir / "settings.json", json.dumps(record, indent=2) + "\n")
@@ -425,6 +458,12 @@ def _run_rounds(run_dir: Path, settings: IterationSettings, base: str, workers: 
             data = play_round(folder, base, settings, round_no, workers, progress)
             log(f"round {round_no}: {len(data['kind']):,} decisions "
                 f"({int((data['kind'] == PLAY).sum()):,} searched plays) from {base}")
+            if settings.replay:
+                parts = [read_chunk(p, None, settings.models) for p in replay_chunks(settings)]
+                data = {k: np.concatenate([*(p[k] for p in parts), v])
+                        for k, v in data.items()}
+                log(f"round {round_no}: fitted with {len(data['kind']):,} decisions, the "
+                    f"replay's included")
             nets, stats = fit(data, base, settings, log=log)
             write_text(fit_path, json.dumps(stats, indent=2) + "\n")
             # the policy last: it marks the round's fit as done
@@ -483,6 +522,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--eval-games", type=int_arg(0), default=d.eval_games,
                         help="duplicate games of each round's network against expert and "
                              "against its base (2000; 0: none)")
+    parser.add_argument("--replay", action="append", default=[], metavar="FOLDER",
+                        help="a folder of earlier rounds' games (RUN/round-K/games), fitted "
+                             "with each round's own; repeat it for more (none)")
     parser.add_argument("--workers", type=int_arg(1), default=2, help="processes (2)")
     parser.add_argument("--seed", type=int_arg(0), default=d.seed, help="seed (0)")
 
@@ -492,6 +534,6 @@ def run(args: argparse.Namespace) -> int:
         base=args.base, rounds=args.rounds, games=args.games, playouts=args.playouts,
         temperature=args.temperature, anchor=args.anchor, epochs=args.epochs,
         learning_rate=args.learning_rate, eval_games=args.eval_games, seed=args.seed,
-        models=args.models)
+        models=args.models, replay=tuple(args.replay))
     run_iteration(args.run_dir, settings, workers=args.workers)
     return 0
