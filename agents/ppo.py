@@ -50,8 +50,12 @@ SHIPPED_POLICY = Path(__file__).resolve().parent / "trained" / "cribbage_ppo.saf
 #: The agent self-play trained from the rules alone (``make_agent("ppo:scratch")``); see
 #: docs/from-scratch.md.
 SCRATCH_POLICY = Path(__file__).resolve().parent / "trained" / "scratch_ppo.safetensors"
+#: ``ppo:scratch`` after five rounds of expert iteration from its own search, still from the
+#: rules alone (``make_agent("ppo:scratch-exit")``; ``train/from_rules.sh``).
+SCRATCH_EXIT_POLICY = Path(__file__).resolve().parent / "trained" / "scratch_exit_ppo.safetensors"
 #: The policy files that ship with the project, by the name ``ppo:NAME`` plays them.
-TRAINED_POLICIES = {"shipped": SHIPPED_POLICY, "scratch": SCRATCH_POLICY}
+TRAINED_POLICIES = {"shipped": SHIPPED_POLICY, "scratch": SCRATCH_POLICY,
+                    "scratch-exit": SCRATCH_EXIT_POLICY}
 _ACTIVATIONS = {
     "tanh": np.tanh,
     "relu": lambda x: np.maximum(x, 0.0),
@@ -522,7 +526,8 @@ def _make_ppo(path: str, seed: int | None = None, **kwargs: Any) -> PPOAgent:
         hint = f" (did you mean 'ppo:{close[0]}'?)" if close else ""
         raise PolicyFileError(f"agent 'ppo:{path}': no policy file at {resolved}{hint}; "
                               f"ppo:shipped is the shipped agent, ppo:scratch the one trained "
-                              f"from the rules alone, ppo:PATH a policy file")
+                              f"from the rules alone (ppo:scratch-exit after expert "
+                              f"iteration), ppo:PATH a policy file")
     agent = PPOAgent(resolved, seed=seed, **kwargs)
     if path in TRAINED_POLICIES:
         agent.name = f"ppo:{path}"

@@ -1,0 +1,87 @@
+"""``train/from_rules.sh``, the one command behind the network that beats expert from the rules
+alone: every command it runs parses, each round's base is the round before it, and each round's
+settings are those of the network committed in ``results/from-rules``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPT = ROOT / "train" / "from_rules.sh"
+#: the committed settings of each round the script runs, in order
+ROUNDS = ["exit-own", "exit-own-2", "exit-own-3", "exit-own-4-replay", "exit-own-5-replay"]
+SAME = ("games", "playouts", "seed", "temperature", "anchor", "epochs", "learning_rate",
+        "models")
+
+pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+
+
+def _commands(tmp_path: Path, run: Path) -> list[list[str]]:
+    """The commands the script runs, recorded by a stand-in for ``cribenv``."""
+    log = tmp_path / "calls.jsonl"
+    fake = tmp_path / "fake-cribenv"
+    fake.write_text(f"#!{sys.executable}\nimport json, sys\n"
+                    f"open({str(log)!r}, 'a').write(json.dumps(sys.argv[1:]) + '\\n')\n")
+    fake.chmod(0o755)
+    subprocess.run(["bash", str(SCRIPT), str(run)], cwd=ROOT, check=True,
+                   env={**os.environ, "CRIBENV": str(fake)})
+    return [json.loads(line) for line in log.read_text().splitlines()]
+
+
+def _parse(argv: list[str]) -> argparse.Namespace:
+    from train import command, expert_iteration
+
+    parser = argparse.ArgumentParser(prog=f"cribenv {argv[0]}", exit_on_error=False)
+    {"train": command, "expert-iteration": expert_iteration}[argv[0]].configure(parser)
+    return parser.parse_args(argv[1:])
+
+
+def test_the_script_runs_the_committed_rounds_in_order(tmp_path):
+    from train.expert_iteration import IterationSettings
+
+    run = tmp_path / "run"
+    calls = _commands(tmp_path, run)
+    assert [c[0] for c in calls] == ["train"] + ["expert-iteration"] * len(ROUNDS)
+    ppo = _parse(calls[0])
+    assert ppo.config == "train/configs/selfplay-from-rules.json" and not ppo.resume
+    base = run / "ppo" / "policy.safetensors"
+    for k, (argv, name) in enumerate(zip(calls[1:], ROUNDS), start=1):
+        args = _parse(argv)
+        saved = json.loads((ROOT / "results" / "from-rules" / name / "settings.json").read_text())
+        assert {s: getattr(args, s) for s in SAME} == {s: saved[s] for s in SAME}, name
+        assert saved["batch_size"] == IterationSettings.batch_size     # no flag: the default
+        assert Path(args.base) == base, name
+        assert len(args.replay) == len(saved.get("replay", ())), name
+        assert all(Path(f).parent.parent.parent == run for f in args.replay)
+        assert Path(args.run_dir) == run / f"exit-{k}"
+        base = run / f"exit-{k}" / "round-1" / "policy.safetensors"
+
+
+def test_a_stopped_ppo_stage_resumes_and_a_finished_one_is_skipped(tmp_path):
+    run = tmp_path / "run"
+    (run / "ppo").mkdir(parents=True)
+    assert _parse(_commands(tmp_path, run)[0]).resume
+    (run / "ppo" / "policy.safetensors").write_bytes(b"")
+    (tmp_path / "calls.jsonl").unlink()
+    assert [c[0] for c in _commands(tmp_path, run)] == ["expert-iteration"] * len(ROUNDS)
+
+
+def test_the_network_it_made_ships_as_ppo_scratch_exit():
+    """``ppo:scratch-exit`` is the last round's committed network: a keeps network that reads
+    the observation alone, played with numpy."""
+    from agents import make_agent
+    from agents.ppo import SCRATCH_EXIT_POLICY
+
+    last = ROOT / "results" / "from-rules" / ROUNDS[-1] / "policy.safetensors"
+    assert SCRATCH_EXIT_POLICY.read_bytes() == last.read_bytes()
+    agent = make_agent("ppo:scratch-exit")
+    assert agent.name == "ppo:scratch-exit" and agent.policy.arch == "keeps"
+    assert agent.policy.config["expert_iteration_round"] == 1

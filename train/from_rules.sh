@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The agent from the rules alone, in one command: self-play PPO with throw values (100 minutes
+# on one core), then five rounds of expert iteration from its own search (the last two fit on
+# the earlier rounds' games too, with --replay). About 4.2 hours on two cores in all; run it
+# again to resume after a stop (each stage resumes or is skipped when done).
+#
+#   bash train/from_rules.sh [RUN_DIR]        (default runs/from-rules)
+#
+# The final network is RUN_DIR/exit-5/round-1/policy.safetensors; play it as
+# ppo:RUN_DIR/exit-5/round-1/policy.safetensors. docs/from-scratch.md has what each stage
+# measured; CRIBENV names the command to run (default: cribenv).
+set -euo pipefail
+run=${1:-runs/from-rules}
+cribenv=${CRIBENV:-cribenv}
+
+if [ ! -f "$run/ppo/policy.safetensors" ]; then       # written when the stage ends
+    if [ -d "$run/ppo" ]; then resume=(--resume); else resume=(); fi
+    $cribenv train --config train/configs/selfplay-from-rules.json --run-dir "$run/ppo" \
+        "${resume[@]}"
+fi
+
+# round: base, games, seed, and the rounds whose games are replayed
+exit_round() {
+    local n=$1 base=$2 games=$3 seed=$4 replay=()
+    for r in "${@:5}"; do replay+=(--replay "$run/exit-$r/round-1/games"); done
+    $cribenv expert-iteration --models own --base "$base" --playouts 300 \
+        --run-dir "$run/exit-$n" --rounds 1 --games "$games" --workers 2 --eval-games 0 \
+        --seed "$seed" "${replay[@]}"
+}
+exit_round 1 "$run/ppo/policy.safetensors" 2000 0
+exit_round 2 "$run/exit-1/round-1/policy.safetensors" 1000 1
+exit_round 3 "$run/exit-2/round-1/policy.safetensors" 1500 2
+exit_round 4 "$run/exit-3/round-1/policy.safetensors" 1500 3 3
+exit_round 5 "$run/exit-4/round-1/policy.safetensors" 1200 4 3 4
