@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The agent from the rules alone, in one command: self-play PPO with throw values (100 minutes
 # on one core), then five rounds of expert iteration from its own search (the last two fit on
-# the earlier rounds' games too, with --replay). About 4.2 hours on two cores in all; run it
-# again to resume after a stop (each stage resumes or is skipped when done).
+# the earlier rounds' games too, with --replay). About 5 hours: 100 minutes on one core, then
+# 3.4 hours on two. Run it again to resume after a stop (each stage resumes or is skipped).
 #
 #   bash train/from_rules.sh [RUN_DIR]        (default runs/from-rules)
 #
