@@ -409,10 +409,10 @@ def _holding(run_dir: Path) -> Iterator[None]:
         os.close(fd)
 
 
-def _check_can_start(run_dir: Path, settings: IterationSettings) -> Path:
+def _check_can_start(run_dir: Path, settings: IterationSettings) -> tuple[Path, list[Path]]:
     """Everything a run needs, checked before it writes anything: the settings, the packages,
     a base file of the network fitted (see ``models``), the replay's games and a run folder
-    that can be made. Returns the base's file."""
+    that can be made. Returns the base's file and the replay's chunk files."""
     import importlib
 
     from agents.ppo import policy_path
@@ -422,23 +422,23 @@ def _check_can_start(run_dir: Path, settings: IterationSettings) -> Path:
         importlib.import_module(module)       # a missing extra: the CLI names it, exit 2
     base = policy_path(settings.base)
     _network(str(base), settings.models)      # a file of the network fitted, or PolicyFileError
-    replay_chunks(settings)
+    chunks = replay_chunks(settings)
     if run_dir.exists() and not run_dir.is_dir():
         raise ValueError(f"--run-dir {str(run_dir)!r} is a file, not a folder")
-    return base
+    return base, chunks
 
 
 def run_iteration(run_dir: str | Path, settings: IterationSettings, workers: int = 2,
                   progress: bool = True, log=print) -> list[dict[str, Any]]:
     """Run (or resume) the rounds of ``settings`` in ``run_dir``; each round's summary."""
     run_dir = Path(run_dir)
-    first = _check_can_start(run_dir, settings)
+    first, replay = _check_can_start(run_dir, settings)
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise ValueError(f"--run-dir {str(run_dir)!r} cannot be made: {exc.strerror}") from None
     with _holding(run_dir):
-        record = _record(settings, first, replay_chunks(settings))
+        record = _record(settings, first, replay)
         _check_settings(run_dir, record)
         _check_rounds(run_dir, settings, record["base_sha256"])
         write_text(run_dir / "settings.json", json.dumps(record, indent=2) + "\n")
