@@ -545,10 +545,12 @@ def test_a_form_from_another_site_cannot_open_a_replay(client):
 
 
 @pytest.mark.parametrize("bot", ["search:ppo:shipped",
-                                 "search:ppo:scratch?models=own&playouts=300"])
-def test_the_search_agents_are_offered_and_play_a_game(client, bot):
-    """The strongest bot (``search:ppo:shipped``, the Champion) and the search from the rules
-    alone (the Prodigy) are in the lobby and each plays a whole game."""
+                                 "search:ppo:scratch?models=own&playouts=300",
+                                 "ppo:scratch-exit"])
+def test_the_strong_agents_are_offered_and_play_a_game(client, bot):
+    """The strongest bot (``search:ppo:shipped``, the Champion), the search from the rules
+    alone (the Prodigy) and the network of expert iteration from the rules alone (the
+    Graduate) are in the lobby and each plays a whole game."""
     assert f'value="{html.escape(bot)}"' in client.get("/").text
     state, table, shows = play_to_the_end(client, new_game(client, bot=bot, target=61))
     assert table.game.is_over and shows >= 1

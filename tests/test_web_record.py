@@ -23,7 +23,8 @@ from cribenv.game import Game  # noqa: E402
 from webtable.app import BUILT_IN_BOTS, create_app  # noqa: E402
 
 NAMES = {"random": "Beginner", "greedy": "Greedy", "ppo:scratch": "Self-taught",
-         "expert": "Expert", "search:ppo:scratch?models=own&playouts=300": "Prodigy",
+         "expert": "Expert", "ppo:scratch-exit": "Graduate",
+         "search:ppo:scratch?models=own&playouts=300": "Prodigy",
          "ppo:shipped": "Master", "search:ppo:shipped": "Champion"}
 
 

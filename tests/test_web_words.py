@@ -178,7 +178,8 @@ def test_the_advice_and_the_play_panel_say_it_in_words():
 def test_the_bots_are_named_for_people():
     assert [(o.name, o.spec) for o in OPPONENTS] == [
         ("Beginner", "random"), ("Greedy", "greedy"), ("Self-taught", "ppo:scratch"),
-        ("Expert", "expert"), ("Prodigy", "search:ppo:scratch?models=own&playouts=300"),
+        ("Expert", "expert"), ("Graduate", "ppo:scratch-exit"),
+        ("Prodigy", "search:ppo:scratch?models=own&playouts=300"),
         ("Master", "ppo:shipped"), ("Champion", "search:ppo:shipped")]
     assert "10-20 ms a card" in opponent_about("search:ppo:shipped", "search:ppo:shipped")
     assert opponent_name("greedy", "greedy") == "Greedy"

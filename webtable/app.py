@@ -8,9 +8,9 @@ room); with ``db`` each is also kept in SQLite after every move
 (:mod:`webtable.saved_games`), so a restarted server plays it on where it stood.
 
 The lobby offers the built-in bots by the names of :data:`webtable.opponents.OPPONENTS`
-(Beginner, Greedy, Self-taught, Expert, Prodigy, Master, Champion), each with a line on how it
-plays; a request names a bot by its label (``expert``, ``ppo:shipped``: what the page sends)
-or by that name.
+(Beginner, Greedy, Self-taught, Expert, Graduate, Prodigy, Master, Champion), each with a
+line on how it plays; a request names a bot by its label (``expert``, ``ppo:shipped``: what
+the page sends) or by that name.
 
 The routes are in :mod:`webtable.routes`, one module per part of the site: ``/`` the lobby
 (:mod:`~webtable.routes.lobby`), ``/api/games...`` the JSON API
@@ -44,7 +44,8 @@ __all__ = ["BUILT_IN_BOTS", "create_app"]
 
 STATIC = Path(__file__).resolve().parent / "static"
 BUILT_IN_BOTS = {"expert": "expert", "greedy": "greedy", "random": "random",
-                 "ppo:scratch": "ppo:scratch", "ppo:shipped": "ppo:shipped"}
+                 "ppo:scratch": "ppo:scratch", "ppo:scratch-exit": "ppo:scratch-exit",
+                 "ppo:shipped": "ppo:shipped"}
 if importlib.util.find_spec("numba") is not None:   # the batched engine: the 'vector' extra
     # ppo:scratch's plays checked by search over its own models (results/from-rules), and
     # the strongest: ppo:shipped's checked by search (results/search)

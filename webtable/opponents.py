@@ -5,7 +5,7 @@ plays, the lobby's order, and why one forfeited.
 :func:`opponent_name` names a bot offered under a label.
 
     >>> [o.name for o in OPPONENTS]
-    ['Beginner', 'Greedy', 'Self-taught', 'Expert', 'Prodigy', 'Master', 'Champion']
+    ['Beginner', 'Greedy', 'Self-taught', 'Expert', 'Graduate', 'Prodigy', 'Master', 'Champion']
     >>> opponent_name("ppo:shipped"), opponent_name("mine")
     ('Master', 'mine')
 
@@ -47,6 +47,9 @@ OPPONENTS: tuple[Opponent, ...] = (
              "Expert"),
     Opponent("Expert", "expert", "throws by the exact expected value of hand and crib, and "
              "pegs with your best reply in mind"),
+    Opponent("Graduate", "ppo:scratch-exit", "is the Self-taught network after it studied "
+             "games of its own search: it learnt everything from the rules and plays the "
+             "Expert's equal"),
     Opponent("Prodigy", PRODIGY, "is the Self-taught network checking its cards by playouts of "
              "its own play to the end of the hand: it learnt everything from the rules and "
              "beats the Expert; it thinks about 45 ms a card"),
