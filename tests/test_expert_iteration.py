@@ -274,19 +274,21 @@ def test_the_replays_games_are_fitted_with_the_rounds_own(finished_run, tmp_path
         assert (tmp_path / "with" / "round-1" / "games" / chunk.name).read_bytes() \
             == chunk.read_bytes()
     # a resume must replay the same games
-    with pytest.raises(ValueError, match="replay_sha256"):
+    with pytest.raises(ValueError, match=r"other --replay games \(\[.*round-2"):
         ei.run_iteration(tmp_path / "with", ei.IterationSettings(
             rounds=1, games=2, playouts=20, epochs=1, eval_games=0, replay=(str(replay),)),
             workers=1, progress=False, log=lambda *_: None)
 
 
-@pytest.mark.parametrize("case", ["missing", "empty", "a file", "damaged chunk"])
+@pytest.mark.parametrize("case", ["missing", "empty", "a file", "damaged chunk", "twice",
+                                  "blank"])
 def test_a_bad_replay_folder_is_named_before_any_work(finished_run, tmp_path, capsys, case):
     import shutil
 
     from cribenv.cli import main
 
     folder = tmp_path / "games"
+    given = [str(folder)]
     if case == "empty":
         folder.mkdir()
     elif case == "a file":
@@ -294,11 +296,32 @@ def test_a_bad_replay_folder_is_named_before_any_work(finished_run, tmp_path, ca
     elif case == "damaged chunk":
         shutil.copytree(finished_run / "round-1" / "games", folder)
         (folder / "chunk-0000.npz").write_bytes(b"not a chunk")
+    elif case == "twice":       # its games would count twice in the fit
+        shutil.copytree(finished_run / "round-1" / "games", folder)
+        given = [str(folder), str(tmp_path / "." / "games")]
+    elif case == "blank":
+        given = [""]
+    replays = [a for g in given for a in ("--replay", g)]
     assert main(["expert-iteration", "--run-dir", str(tmp_path / "run"), *ONE_ROUND,
-                 "--replay", str(folder)]) == 2
+                 *replays]) == 2
     err = capsys.readouterr().err
-    assert str(folder) in err and "Traceback" not in err, err
+    assert (given[-1] or "''") in err and "Traceback" not in err, err
     assert not (tmp_path / "run").exists()
+
+
+def test_replay_games_changed_since_the_run_began_are_refused(finished_run, tmp_path):
+    """The fit reads the replay's files checked at the run's start; if they changed since
+    (their source run still writing, say) the round stops, naming the folder."""
+    import shutil
+
+    folder = tmp_path / "games"
+    shutil.copytree(finished_run / "round-1" / "games", folder)
+    chunks = sorted(folder.glob("chunk-*.npz"))
+    sha = ei._replay_hash(chunks)
+    assert len(ei._read_replay(chunks, sha, "heuristic")) == len(chunks)
+    chunks[0].write_bytes((finished_run / "round-2" / "games" / chunks[0].name).read_bytes())
+    with pytest.raises(ValueError, match=f"{folder}.*changed since the run began"):
+        ei._read_replay(chunks, sha, "heuristic")
 
 
 def test_a_half_written_chunk_of_a_killed_worker_is_cleared(finished_run, tmp_path):

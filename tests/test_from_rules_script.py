@@ -51,7 +51,8 @@ def test_the_script_runs_the_committed_rounds_in_order(tmp_path):
     calls = _commands(tmp_path, run)
     assert [c[0] for c in calls] == ["train"] + ["expert-iteration"] * len(ROUNDS)
     ppo = _parse(calls[0])
-    assert ppo.config == "train/configs/selfplay-from-rules.json" and not ppo.resume
+    assert Path(ppo.config) == ROOT / "train/configs/selfplay-from-rules.json"
+    assert not ppo.resume
     base = run / "ppo" / "policy.safetensors"
     for k, (argv, name) in enumerate(zip(calls[1:], ROUNDS), start=1):
         args = _parse(argv)
@@ -59,19 +60,46 @@ def test_the_script_runs_the_committed_rounds_in_order(tmp_path):
         assert {s: getattr(args, s) for s in SAME} == {s: saved[s] for s in SAME}, name
         assert saved["batch_size"] == IterationSettings.batch_size     # no flag: the default
         assert Path(args.base) == base, name
-        assert len(args.replay) == len(saved.get("replay", ())), name
-        assert all(Path(f).parent.parent.parent == run for f in args.replay)
+        # the committed run replayed runs/exit-own-N/round-1/games: here exit-N's games
+        assert [Path(f) for f in args.replay] == [
+            run / Path(f).parts[1].replace("exit-own-", "exit-") / "round-1" / "games"
+            for f in saved.get("replay", ())], name
         assert Path(args.run_dir) == run / f"exit-{k}"
         base = run / f"exit-{k}" / "round-1" / "policy.safetensors"
 
 
 def test_a_stopped_ppo_stage_resumes_and_a_finished_one_is_skipped(tmp_path):
+    """The PPO stage resumes whenever it has a checkpoint (a policy file written as a Ctrl-C
+    stopped it does not count as done), starts afresh without one (killed before its first),
+    and is skipped once the trainer has finished (its ``.done``)."""
     run = tmp_path / "run"
-    (run / "ppo").mkdir(parents=True)
+    (run / "ppo").mkdir(parents=True)                  # killed before its first checkpoint
+    assert not _parse(_commands(tmp_path, run)[0]).resume
+    (run / "ppo" / ".done").unlink()
+    (run / "ppo" / "checkpoints").mkdir()
+    (run / "ppo" / "checkpoints" / "LATEST").write_text("step-1\n")
+    (run / "ppo" / "policy.safetensors").write_bytes(b"")   # a stop exports the policy
+    (tmp_path / "calls.jsonl").unlink()
     assert _parse(_commands(tmp_path, run)[0]).resume
-    (run / "ppo" / "policy.safetensors").write_bytes(b"")
     (tmp_path / "calls.jsonl").unlink()
     assert [c[0] for c in _commands(tmp_path, run)] == ["expert-iteration"] * len(ROUNDS)
+
+
+def test_a_stopped_ppo_stage_stops_the_script(tmp_path):
+    """A trainer that fails or is stopped (exit status not 0) ends the script there: no round
+    runs on its network and the stage is not marked done."""
+    log = tmp_path / "calls.jsonl"
+    fake = tmp_path / "fake-cribenv"
+    fake.write_text(f"#!{sys.executable}\nimport json, sys\n"
+                    f"open({str(log)!r}, 'a').write(json.dumps(sys.argv[1:]) + '\\n')\n"
+                    "sys.exit(130)\n")
+    fake.chmod(0o755)
+    run = tmp_path / "run"
+    done = subprocess.run(["bash", str(SCRIPT), str(run)], cwd=tmp_path,
+                          env={**os.environ, "CRIBENV": str(fake)})
+    assert done.returncode == 130
+    assert [json.loads(line)[0] for line in log.read_text().splitlines()] == ["train"]
+    assert not (run / "ppo" / ".done").exists()
 
 
 def test_the_network_it_made_ships_as_ppo_scratch_exit():

@@ -434,6 +434,27 @@ def test_resume_with_nothing_left_says_so(tmp_path):
     assert not any("learner steps/s" in line for line in lines)
 
 
+def test_the_time_limit_counts_every_session_of_a_run(tmp_path):
+    """A resumed run trains only what its ``time_limit`` has left: with the limit at the time
+    it has trained already it trains nothing (a clock started again at the resume would train
+    as long again); a higher limit trains further."""
+    import csv
+
+    run = tmp_path / "run"
+    quiet = dict(progress=False, log=lambda s: None)
+    train(tiny(total_steps=512), run, **quiet)
+    with (run / "logs" / "progress.csv").open() as f:
+        trained_s = float(list(csv.DictReader(f))[-1]["wall_s"])
+    assert trained_s > 0
+    lines: list[str] = []
+    train(tiny(total_steps=1_000_000, time_limit=trained_s), run, resume=True,
+          progress=False, log=lines.append)
+    assert any(line.startswith("nothing left to train: it has trained") for line in lines)
+    assert int(_columns(run / "logs" / "progress.csv")[-1]["step"]) < 1024
+    train(tiny(total_steps=1024, time_limit=3600.0), run, resume=True, **quiet)
+    assert int(_columns(run / "logs" / "progress.csv")[-1]["step"]) >= 1024
+
+
 @pytest.mark.parametrize("head", ["mlp", "cards", "keeps"])
 def test_rollouts_sample_from_the_policy_the_update_trains(tmp_path, head):
     """With a learning rate of 1e-30 (the smallest allowed is above 0) the policy does not

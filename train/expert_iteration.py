@@ -304,8 +304,15 @@ def replay_chunks(settings: IterationSettings) -> list[Path]:
     """The chunk files of the ``replay`` folders, in order, each checked (a ValueError names
     a folder that is missing or holds no chunk, or a chunk that is damaged or of other
     models)."""
-    chunks = []
-    for folder in map(Path, settings.replay):
+    chunks, seen = [], set()
+    for given in settings.replay:
+        folder = Path(given)
+        if not str(given).strip():
+            raise ValueError("--replay '' names no folder: give a round's games/ folder")
+        if folder.resolve() in seen:
+            raise ValueError(f"--replay {given!r} is given twice: its games would count twice "
+                             "in the fit")
+        seen.add(folder.resolve())
         found = sorted(folder.glob("chunk-*.npz")) if folder.is_dir() else []
         if not found:
             raise ValueError(f"--replay {str(folder)!r} is not a folder of games (a round's "
@@ -345,6 +352,9 @@ def _check_settings(run_dir: Path, record: dict[str, Any]) -> None:
         raise ValueError(f"{path} is damaged: not the settings of an expert-iteration run "
                          f"({'no ' + ', '.join(missing) if missing else 'not a JSON object'}); "
                          f"{fix}")
+    if saved["replay_sha256"] != record["replay_sha256"]:
+        raise ValueError(f"{path} was made with other --replay games ({saved['replay']}) than "
+                         f"these ({record['replay']}): use another --run-dir or the same games")
     for key, value in record.items():
         if key not in (*IterationSettings.RESUMABLE, "base", "base_file", "replay") \
                 and saved[key] != value:
@@ -442,12 +452,25 @@ def run_iteration(run_dir: str | Path, settings: IterationSettings, workers: int
         _check_settings(run_dir, record)
         _check_rounds(run_dir, settings, record["base_sha256"])
         write_text(run_dir / "settings.json", json.dumps(record, indent=2) + "\n")
-        return _run_rounds(run_dir, settings, str(first), workers, progress, log)
+        return _run_rounds(run_dir, settings, str(first), replay, record["replay_sha256"],
+                           workers, progress, log)
 
 
-def _run_rounds(run_dir: Path, settings: IterationSettings, base: str, workers: int,
-                progress: bool, log) -> list[dict[str, Any]]:
-    """The rounds of :func:`run_iteration`, in a checked run folder that this run holds."""
+def _read_replay(chunks: list[Path], sha256: str, models: str) -> list[dict[str, np.ndarray]]:
+    """The replay's games as they were checked when the run began (a ValueError if its files
+    changed since: the fit would not be the one ``settings.json`` records)."""
+    if _replay_hash(chunks) != sha256:
+        folders = sorted({str(p.parent) for p in chunks})
+        raise ValueError(f"the --replay games in {folders} changed since the run began: "
+                         "resume it with them as they were, or use another --run-dir")
+    return [read_chunk(p, None, models) for p in chunks]
+
+
+def _run_rounds(run_dir: Path, settings: IterationSettings, base: str, replay: list[Path],
+                replay_sha256: str, workers: int, progress: bool, log
+                ) -> list[dict[str, Any]]:
+    """The rounds of :func:`run_iteration`, in a checked run folder that this run holds, with
+    the replay's chunk files checked at its start."""
     summaries = []
     for round_no in range(1, settings.rounds + 1):
         folder = run_dir / f"round-{round_no}"
@@ -459,7 +482,7 @@ def _run_rounds(run_dir: Path, settings: IterationSettings, base: str, workers: 
             log(f"round {round_no}: {len(data['kind']):,} decisions "
                 f"({int((data['kind'] == PLAY).sum()):,} searched plays) from {base}")
             if settings.replay:
-                parts = [read_chunk(p, None, settings.models) for p in replay_chunks(settings)]
+                parts = _read_replay(replay, replay_sha256, settings.models)
                 data = {k: np.concatenate([*(p[k] for p in parts), v])
                         for k, v in data.items()}
                 log(f"round {round_no}: fitted with {len(data['kind']):,} decisions, the "

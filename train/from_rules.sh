@@ -7,25 +7,33 @@
 #   bash train/from_rules.sh [RUN_DIR]        (default runs/from-rules)
 #
 # The final network is RUN_DIR/exit-5/round-1/policy.safetensors; play it as
-# ppo:RUN_DIR/exit-5/round-1/policy.safetensors. docs/from-scratch.md has what each stage
-# measured; CRIBENV names the command to run (default: cribenv).
+# ppo:RUN_DIR/exit-5/round-1/policy.safetensors. The PPO stage stops at its time limit, so
+# how many decisions it trains (and the network it makes) depends on the machine's speed:
+# ppo:scratch-exit is what it made on a 2-core machine. docs/from-scratch.md has what each
+# stage measured; CRIBENV names the command to run (default: cribenv).
 set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
 run=${1:-runs/from-rules}
 cribenv=${CRIBENV:-cribenv}
 
-if [ ! -f "$run/ppo/policy.safetensors" ]; then       # written when the stage ends
-    if [ -d "$run/ppo" ]; then resume=(--resume); else resume=(); fi
-    $cribenv train --config train/configs/selfplay-from-rules.json --run-dir "$run/ppo" \
-        "${resume[@]}"
+# PPO: resumed from its last checkpoint after a stop (its time limit counts every session);
+# done once the trainer has finished
+if [ ! -f "$run/ppo/.done" ]; then
+    resume=()
+    if [ -f "$run/ppo/checkpoints/LATEST" ]; then resume=(--resume); fi
+    $cribenv train --config "$here/configs/selfplay-from-rules.json" --run-dir "$run/ppo" \
+        ${resume[@]+"${resume[@]}"}
+    mkdir -p "$run/ppo" && touch "$run/ppo/.done"
 fi
 
-# round: base, games, seed, and the rounds whose games are replayed
+# round: base, games, seed, and the rounds whose games are replayed (each round resumes or,
+# finished, is skipped by expert-iteration itself)
 exit_round() {
     local n=$1 base=$2 games=$3 seed=$4 replay=()
     for r in "${@:5}"; do replay+=(--replay "$run/exit-$r/round-1/games"); done
     $cribenv expert-iteration --models own --base "$base" --playouts 300 \
         --run-dir "$run/exit-$n" --rounds 1 --games "$games" --workers 2 --eval-games 0 \
-        --seed "$seed" "${replay[@]}"
+        --seed "$seed" ${replay[@]+"${replay[@]}"}
 }
 exit_round 1 "$run/ppo/policy.safetensors" 2000 0
 exit_round 2 "$run/exit-1/round-1/policy.safetensors" 1000 1

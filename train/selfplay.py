@@ -195,7 +195,9 @@ class _Clock:
         self.collect_s = self.update_s = 0.0
 
     def past(self, limit: float) -> bool:
-        return bool(limit) and time.perf_counter() - self.started >= limit
+        """Whether the run has trained ``limit`` seconds over all its sessions (0: never), so
+        a resumed run trains only what its time limit has left."""
+        return bool(limit) and self.wall_s() >= limit
 
     def start(self) -> None:
         self.t0, self.cpu0 = time.perf_counter(), time.process_time()
@@ -330,8 +332,11 @@ def _finish(config: SelfPlayConfig, run_dir: Path, learner: Learner, rng: np.ran
     plot_learning_curve(run_dir)
     plot_training(run_dir)
     if state["step"] == clock.start_step:
-        log(f"nothing left to train: the run is at step {state['step']:,} of "
-            f"{config.total_steps:,}; policy: {final}")
+        left = (f"it has trained {clock.start_wall:,.0f} s of its time limit "
+                f"({config.time_limit:,.0f} s; --time-limit trains further)"
+                if config.time_limit and clock.start_wall >= config.time_limit else
+                f"the run is at step {state['step']:,} of {config.total_steps:,}")
+        log(f"nothing left to train: {left}; policy: {final}")
     else:
         log(f"{'stopped' if stopped else 'finished'} at step {state['step']:,} "
             f"({speed:,.0f} learner steps/s); policy: {final}")

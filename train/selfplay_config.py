@@ -112,7 +112,8 @@ class SelfPlayConfig(RunSettings):
     # bookkeeping
     time_limit: float = setting(
         0.0,
-        "stop (checkpointed, policy exported) after this many seconds; 0: no limit")
+        "stop (checkpointed, policy exported) once the run has trained this many seconds, "
+        "over all its sessions (a resumed run trains what is left); 0: no limit")
     eval_every: int = setting(400_000, "steps between evaluations")
 
     KIND = "self-play"

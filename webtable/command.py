@@ -49,7 +49,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="add a bot the page may choose, e.g. mine=ppo:runs/a.safetensors, "
                              "or just a spec (search:ppo:shipped?playouts=50: named by it), as "
                              "tournament reads its agents (the built-in expert, greedy, random, "
-                             "ppo:scratch, ppo:shipped and, with the "
+                             "ppo:scratch, ppo:scratch-exit, ppo:shipped and, with the "
                              "batched engine installed, search:ppo:shipped are always there); "
                              "the only policy files the server ever loads")
     parser.add_argument("--replay", action="append", default=[], metavar="FILE",
@@ -78,7 +78,7 @@ def parse_bots(items: list[str]) -> dict[str, str]:
     each is built once here so a bad spec or policy file fails now, with its reason.
 
     >>> [b for b in sorted(parse_bots(["mine=greedy"])) if not b.startswith("search")]
-    ['expert', 'greedy', 'mine', 'ppo:scratch', 'ppo:shipped', 'random']
+    ['expert', 'greedy', 'mine', 'ppo:scratch', 'ppo:scratch-exit', 'ppo:shipped', 'random']
     >>> parse_bots(["cmd[move=2]:python bot.py"])["cmd[move=2]:python bot.py"]
     'cmd[move=2]:python bot.py'
     """
