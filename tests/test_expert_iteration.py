@@ -306,6 +306,7 @@ def test_a_bad_replay_folder_is_named_before_any_work(finished_run, tmp_path, ca
                  *replays]) == 2
     err = capsys.readouterr().err
     assert (given[-1] or "''") in err and "Traceback" not in err, err
+    assert "delete" not in err          # another run's games: never advised away
     assert not (tmp_path / "run").exists()
 
 

@@ -300,6 +300,10 @@ def _check_eval(path: Path) -> dict[str, dict[str, Any]]:
     return res
 
 
+#: what to do about a bad chunk of a replay (another run's games: never to be deleted here)
+REPLAY_FIX = "leave its folder out of --replay"
+
+
 def replay_chunks(settings: IterationSettings) -> list[Path]:
     """The chunk files of the ``replay`` folders, in order, each checked (a ValueError names
     a folder that is missing or holds no chunk, or a chunk that is damaged or of other
@@ -318,7 +322,7 @@ def replay_chunks(settings: IterationSettings) -> list[Path]:
             raise ValueError(f"--replay {str(folder)!r} is not a folder of games (a round's "
                              "games/ folder, with chunk-NNNN.npz files)")
         for path in found:
-            read_chunk(path, None, settings.models)
+            read_chunk(path, None, settings.models, REPLAY_FIX)
         chunks += found
     return chunks
 
@@ -463,7 +467,7 @@ def _read_replay(chunks: list[Path], sha256: str, models: str) -> list[dict[str,
         folders = sorted({str(p.parent) for p in chunks})
         raise ValueError(f"the --replay games in {folders} changed since the run began: "
                          "resume it with them as they were, or use another --run-dir")
-    return [read_chunk(p, None, models) for p in chunks]
+    return [read_chunk(p, None, models, REPLAY_FIX) for p in chunks]
 
 
 def _run_rounds(run_dir: Path, settings: IterationSettings, base: str, replay: list[Path],

@@ -124,12 +124,11 @@ def _play_job(args: tuple[str, int, int, int, str, str]) -> str:
     return path
 
 
-def read_chunk(path: Path, seed: int | None = None, models: str = "heuristic"
-               ) -> dict[str, np.ndarray]:
+def read_chunk(path: Path, seed: int | None = None, models: str = "heuristic",
+               fix: str = "delete it to play its games again") -> dict[str, np.ndarray]:
     """The rows of a chunk file (:func:`play_chunk`'s arrays for ``models``), checked: a
     ValueError names a file that is damaged, not a chunk (of ``models``), or (``seed`` given)
-    the chunk of another round or run."""
-    fix = "delete it to play its games again"
+    the chunk of another round or run, and says what to do (``fix``)."""
     if path.exists() and not path.is_file():
         raise ValueError(f"{path} is a folder, not a chunk of games; {fix}")
     try:
