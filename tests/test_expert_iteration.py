@@ -310,6 +310,31 @@ def test_a_bad_replay_folder_is_named_before_any_work(finished_run, tmp_path, ca
     assert not (tmp_path / "run").exists()
 
 
+def test_a_finished_replay_run_resumes_with_its_replay_gone(finished_run, tmp_path):
+    """Once every round is fitted the replay is never read: the run resumes (for an
+    evaluation, say) after the replayed games were deleted, and keeps its record of them."""
+    import shutil
+
+    from cribenv.cli import main
+
+    games = tmp_path / "games"
+    shutil.copytree(finished_run / "round-1" / "games", games)
+    run = tmp_path / "run"
+    assert main(["expert-iteration", "--run-dir", str(run), *ONE_ROUND,
+                 "--replay", str(games)]) == 0
+    recorded = json.loads((run / "settings.json").read_text())
+    policy = (run / "round-1" / "policy.safetensors").read_bytes()
+    shutil.rmtree(games)
+    assert main(["expert-iteration", "--run-dir", str(run), *ONE_ROUND,
+                 "--replay", str(games)]) == 0
+    assert json.loads((run / "settings.json").read_text()) == recorded
+    assert (run / "round-1" / "policy.safetensors").read_bytes() == policy
+    # a round still to fit needs its replay: refused, naming it
+    (run / "round-1" / "fit.json").unlink()
+    assert main(["expert-iteration", "--run-dir", str(run), *ONE_ROUND,
+                 "--replay", str(games)]) == 2
+
+
 def test_replay_games_changed_since_the_run_began_are_refused(finished_run, tmp_path):
     """The fit reads the replay's files checked at the run's start; if they changed since
     (their source run still writing, say) the round stops, naming the folder."""

@@ -338,13 +338,15 @@ def _record(settings: IterationSettings, base: Path, chunks: list[Path]) -> dict
             "base_sha256": _file_hash(base), "replay_sha256": _replay_hash(chunks)}
 
 
-def _check_settings(run_dir: Path, record: dict[str, Any]) -> None:
+def _check_settings(run_dir: Path, record: dict[str, Any], replay_checked: bool = True
+                    ) -> dict[str, Any] | None:
     """A resume must not change what defines the results: ValueError naming the setting, or a
-    damaged ``settings.json``. The first base is compared by its hash, not its path (the same
-    file in another checkout resumes the run)."""
+    damaged ``settings.json``; the saved settings (None for a new run). The first base is
+    compared by its hash, not its path (the same file in another checkout resumes the run);
+    the replay by its files' hash, when they were checked (``replay_checked``)."""
     path = run_dir / "settings.json"
     if not path.exists():
-        return
+        return None
     fix = "move it aside or use another --run-dir"
     saved = _read_json(path, "the settings of an expert-iteration run", fix)
     if isinstance(saved, dict):                 # runs made before the settings were
@@ -356,14 +358,15 @@ def _check_settings(run_dir: Path, record: dict[str, Any]) -> None:
         raise ValueError(f"{path} is damaged: not the settings of an expert-iteration run "
                          f"({'no ' + ', '.join(missing) if missing else 'not a JSON object'}); "
                          f"{fix}")
-    if saved["replay_sha256"] != record["replay_sha256"]:
+    if replay_checked and saved["replay_sha256"] != record["replay_sha256"]:
         raise ValueError(f"{path} was made with other --replay games ({saved['replay']}) than "
                          f"these ({record['replay']}): use another --run-dir or the same games")
     for key, value in record.items():
-        if key not in (*IterationSettings.RESUMABLE, "base", "base_file", "replay") \
-                and saved[key] != value:
+        if key not in (*IterationSettings.RESUMABLE, "base", "base_file", "replay",
+                       "replay_sha256") and saved[key] != value:
             raise ValueError(f"{path} was made with {key}={saved[key]!r}, not "
                              f"{value!r}: use another --run-dir or the same settings")
+    return saved
 
 
 def _check_rounds(run_dir: Path, settings: IterationSettings, base_sha256: str) -> None:
@@ -423,10 +426,12 @@ def _holding(run_dir: Path) -> Iterator[None]:
         os.close(fd)
 
 
-def _check_can_start(run_dir: Path, settings: IterationSettings) -> tuple[Path, list[Path]]:
+def _check_can_start(run_dir: Path, settings: IterationSettings
+                     ) -> tuple[Path, list[Path] | None]:
     """Everything a run needs, checked before it writes anything: the settings, the packages,
     a base file of the network fitted (see ``models``), the replay's games and a run folder
-    that can be made. Returns the base's file and the replay's chunk files."""
+    that can be made. Returns the base's file and the replay's chunk files (None: every round
+    is fitted and the replay's games are gone, so they are not needed)."""
     import importlib
 
     from agents.ppo import policy_path
@@ -436,10 +441,18 @@ def _check_can_start(run_dir: Path, settings: IterationSettings) -> tuple[Path, 
         importlib.import_module(module)       # a missing extra: the CLI names it, exit 2
     base = policy_path(settings.base)
     _network(str(base), settings.models)      # a file of the network fitted, or PolicyFileError
-    chunks = replay_chunks(settings)
     if run_dir.exists() and not run_dir.is_dir():
         raise ValueError(f"--run-dir {str(run_dir)!r} is a file, not a folder")
-    return base, chunks
+    gone = not all(Path(f).is_dir() for f in settings.replay)
+    return base, None if gone and _fitted(run_dir, settings) else replay_chunks(settings)
+
+
+def _fitted(run_dir: Path, settings: IterationSettings) -> bool:
+    """Whether every round of the run in ``run_dir`` is fitted already: a replay whose games
+    are gone is then not needed (a finished run resumes for its evaluation)."""
+    return (run_dir / "settings.json").is_file() and all(
+        (run_dir / f"round-{r}" / name).is_file() for r in range(1, settings.rounds + 1)
+        for name in ("policy.safetensors", "fit.json"))
 
 
 def run_iteration(run_dir: str | Path, settings: IterationSettings, workers: int = 2,
@@ -452,11 +465,14 @@ def run_iteration(run_dir: str | Path, settings: IterationSettings, workers: int
     except OSError as exc:
         raise ValueError(f"--run-dir {str(run_dir)!r} cannot be made: {exc.strerror}") from None
     with _holding(run_dir):
-        record = _record(settings, first, replay)
-        _check_settings(run_dir, record)
+        record = _record(settings, first, replay or [])
+        saved = _check_settings(run_dir, record, replay_checked=replay is not None)
+        if replay is None:              # every round fitted: the replay as it was recorded
+            record["replay"], record["replay_sha256"] = saved["replay"], saved["replay_sha256"]
+            log("every round is fitted: the --replay games, gone, are not needed")
         _check_rounds(run_dir, settings, record["base_sha256"])
         write_text(run_dir / "settings.json", json.dumps(record, indent=2) + "\n")
-        return _run_rounds(run_dir, settings, str(first), replay, record["replay_sha256"],
+        return _run_rounds(run_dir, settings, str(first), replay or [], record["replay_sha256"],
                            workers, progress, log)
 
 
