@@ -298,7 +298,7 @@ def test_a_bad_replay_folder_is_named_before_any_work(finished_run, tmp_path, ca
         (folder / "chunk-0000.npz").write_bytes(b"not a chunk")
     elif case == "twice":       # its games would count twice in the fit
         shutil.copytree(finished_run / "round-1" / "games", folder)
-        given = [str(folder), str(tmp_path / "." / "games")]
+        given = [str(folder), f"{tmp_path}/./games"]     # the same folder, resolved
     elif case == "blank":
         given = [""]
     replays = [a for g in given for a in ("--replay", g)]
@@ -329,6 +329,9 @@ def test_a_finished_replay_run_resumes_with_its_replay_gone(finished_run, tmp_pa
                  "--replay", str(games)]) == 0
     assert json.loads((run / "settings.json").read_text()) == recorded
     assert (run / "round-1" / "policy.safetensors").read_bytes() == policy
+    # with its games gone, the replay must still be the one it was made with
+    assert main(["expert-iteration", "--run-dir", str(run), *ONE_ROUND,
+                 "--replay", str(tmp_path / "other")]) == 2
     # a round still to fit needs its replay: refused, naming it
     (run / "round-1" / "fit.json").unlink()
     assert main(["expert-iteration", "--run-dir", str(run), *ONE_ROUND,
@@ -346,6 +349,9 @@ def test_replay_games_changed_since_the_run_began_are_refused(finished_run, tmp_
     sha = ei._replay_hash(chunks)
     assert len(ei._read_replay(chunks, sha, "heuristic")) == len(chunks)
     chunks[0].write_bytes((finished_run / "round-2" / "games" / chunks[0].name).read_bytes())
+    with pytest.raises(ValueError, match=f"{folder}.*changed since the run began"):
+        ei._read_replay(chunks, sha, "heuristic")
+    chunks[0].unlink()                       # deleted: the same error, not a traceback
     with pytest.raises(ValueError, match=f"{folder}.*changed since the run began"):
         ei._read_replay(chunks, sha, "heuristic")
 

@@ -453,6 +453,23 @@ def test_the_time_limit_counts_every_session_of_a_run(tmp_path):
     assert int(_columns(run / "logs" / "progress.csv")[-1]["step"]) >= 1024
 
 
+def test_a_run_stopped_by_its_time_limit_resumes_to_nothing(tmp_path):
+    """The checkpoint written as the time limit stops a run keeps all the time it trained
+    (the evaluation after the last round included: here most of its time), so a resume with
+    the same limit trains nothing and keeps the policy file as it was."""
+    run = tmp_path / "run"
+    evaluated = dict(total_steps=10_000_000, time_limit=3.0, eval_games=16, eval_every=1)
+    train(tiny(**evaluated), run, progress=False, log=lambda s: None)
+    log = run / "logs" / "progress.csv"
+    rows = len(_columns(log)) if log.exists() else 0      # none: a very slow machine
+    policy = (run / "policy.safetensors").read_bytes()
+    lines: list[str] = []
+    train(tiny(**evaluated), run, resume=True, progress=False, log=lines.append)
+    assert any(line.startswith("nothing left to train: it has trained") for line in lines)
+    assert (len(_columns(log)) if log.exists() else 0) == rows
+    assert (run / "policy.safetensors").read_bytes() == policy
+
+
 @pytest.mark.parametrize("head", ["mlp", "cards", "keeps"])
 def test_rollouts_sample_from_the_policy_the_update_trains(tmp_path, head):
     """With a learning rate of 1e-30 (the smallest allowed is above 0) the policy does not

@@ -312,7 +312,8 @@ def replay_chunks(settings: IterationSettings) -> list[Path]:
     for given in settings.replay:
         folder = Path(given)
         if not str(given).strip():
-            raise ValueError("--replay '' names no folder: give a round's games/ folder")
+            raise ValueError(f"--replay {given!r} names no folder: give a round's games/ "
+                             "folder")
         if folder.resolve() in seen:
             raise ValueError(f"--replay {given!r} is given twice: its games would count twice "
                              "in the fit")
@@ -447,6 +448,14 @@ def _check_can_start(run_dir: Path, settings: IterationSettings
     return base, None if gone and _fitted(run_dir, settings) else replay_chunks(settings)
 
 
+def _check_gone_replay(settings: IterationSettings, saved: list[str]) -> None:
+    """A finished run resumed with its replay's games gone must name the folders it was made
+    with (ValueError naming both lists)."""
+    if [Path(f).resolve() for f in settings.replay] != [Path(f).resolve() for f in saved]:
+        raise ValueError(f"--replay {list(settings.replay)} is not the replay the run was made "
+                         f"with ({saved}): give those folders, or use another --run-dir")
+
+
 def _fitted(run_dir: Path, settings: IterationSettings) -> bool:
     """Whether every round of the run in ``run_dir`` is fitted already: a replay whose games
     are gone is then not needed (a finished run resumes for its evaluation)."""
@@ -468,6 +477,7 @@ def run_iteration(run_dir: str | Path, settings: IterationSettings, workers: int
         record = _record(settings, first, replay or [])
         saved = _check_settings(run_dir, record, replay_checked=replay is not None)
         if replay is None:              # every round fitted: the replay as it was recorded
+            _check_gone_replay(settings, saved["replay"])
             record["replay"], record["replay_sha256"] = saved["replay"], saved["replay_sha256"]
             log("every round is fitted: the --replay games, gone, are not needed")
         _check_rounds(run_dir, settings, record["base_sha256"])
@@ -479,8 +489,12 @@ def run_iteration(run_dir: str | Path, settings: IterationSettings, workers: int
 def _read_replay(chunks: list[Path], sha256: str, models: str) -> list[dict[str, np.ndarray]]:
     """The replay's games as they were checked when the run began (a ValueError if its files
     changed since: the fit would not be the one ``settings.json`` records)."""
-    if _replay_hash(chunks) != sha256:
-        folders = sorted({str(p.parent) for p in chunks})
+    folders = sorted({str(p.parent) for p in chunks})
+    try:
+        same = _replay_hash(chunks) == sha256
+    except OSError:                       # a chunk deleted (or made unreadable) since
+        same = False
+    if not same:
         raise ValueError(f"the --replay games in {folders} changed since the run began: "
                          "resume it with them as they were, or use another --run-dir")
     return [read_chunk(p, None, models, REPLAY_FIX) for p in chunks]

@@ -12,7 +12,7 @@
 # ppo:scratch-exit is what it made on a 2-core machine. docs/from-scratch.md has what each
 # stage measured; CRIBENV names the command to run (default: cribenv).
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
+here=$(cd -- "$(dirname -- "$0")" > /dev/null && pwd)
 run=${1:-runs/from-rules}
 cribenv=${CRIBENV:-cribenv}
 

@@ -323,19 +323,22 @@ def _finish(config: SelfPlayConfig, run_dir: Path, learner: Learner, rng: np.ran
     if (config.eval_games and not stopped
             and (not state["evals"] or state["evals"][-1]["step"] != state["step"])):
         _evaluate(learner.net, config, run_dir, state, writer, state["step"])
+    state["wall_s"] = clock.wall_s()     # its evaluation's time too: a resume sees it past
     _checkpoint(run_dir, learner, rng, pool, games, state)
     speed = (state["step"] - clock.start_step) / elapsed if elapsed > 0 else 0.0
-    final = export_policy(export_arrays(learner.net), run_dir / "policy.safetensors", config,
-                          state["step"], {"steps_per_second": round(speed, 1)})
+    final = run_dir / "policy.safetensors"
+    if state["step"] > clock.start_step or not final.is_file():   # nothing trained: kept
+        export_policy(export_arrays(learner.net), final, config, state["step"],
+                      {"steps_per_second": round(speed, 1)})
     if writer is not None:
         writer.close()
     plot_learning_curve(run_dir)
     plot_training(run_dir)
     if state["step"] == clock.start_step:
-        left = (f"it has trained {clock.start_wall:,.0f} s of its time limit "
-                f"({config.time_limit:,.0f} s; --time-limit trains further)"
-                if config.time_limit and clock.start_wall >= config.time_limit else
-                f"the run is at step {state['step']:,} of {config.total_steps:,}")
+        left = (f"the run is at step {state['step']:,} of {config.total_steps:,}"
+                if state["step"] >= config.total_steps else
+                f"it has trained {clock.start_wall:,.0f} s of its time limit "
+                f"({config.time_limit:,.0f} s; --time-limit trains further)")
         log(f"nothing left to train: {left}; policy: {final}")
     else:
         log(f"{'stopped' if stopped else 'finished'} at step {state['step']:,} "
