@@ -344,7 +344,8 @@ def _check_settings(run_dir: Path, record: dict[str, Any], replay_checked: bool 
     """A resume must not change what defines the results: ValueError naming the setting, or a
     damaged ``settings.json``; the saved settings (None for a new run). The first base is
     compared by its hash, not its path (the same file in another checkout resumes the run);
-    the replay by its files' hash, when they were checked (``replay_checked``)."""
+    the replay by its files' hash when they were checked (``replay_checked``), else by its
+    folders."""
     path = run_dir / "settings.json"
     if not path.exists():
         return None
@@ -362,6 +363,11 @@ def _check_settings(run_dir: Path, record: dict[str, Any], replay_checked: bool 
     if replay_checked and saved["replay_sha256"] != record["replay_sha256"]:
         raise ValueError(f"{path} was made with other --replay games ({saved['replay']}) than "
                          f"these ({record['replay']}): use another --run-dir or the same games")
+    if not replay_checked and ([Path(f).resolve() for f in record["replay"]]
+                               != [Path(f).resolve() for f in saved["replay"]]):
+        raise ValueError(f"--replay {list(record['replay'])} is not the replay the run was made "
+                         f"with ({saved['replay']}): give those folders, or use another "
+                         "--run-dir")
     for key, value in record.items():
         if key not in (*IterationSettings.RESUMABLE, "base", "base_file", "replay",
                        "replay_sha256") and saved[key] != value:
@@ -448,14 +454,6 @@ def _check_can_start(run_dir: Path, settings: IterationSettings
     return base, None if gone and _fitted(run_dir, settings) else replay_chunks(settings)
 
 
-def _check_gone_replay(settings: IterationSettings, saved: list[str]) -> None:
-    """A finished run resumed with its replay's games gone must name the folders it was made
-    with (ValueError naming both lists)."""
-    if [Path(f).resolve() for f in settings.replay] != [Path(f).resolve() for f in saved]:
-        raise ValueError(f"--replay {list(settings.replay)} is not the replay the run was made "
-                         f"with ({saved}): give those folders, or use another --run-dir")
-
-
 def _fitted(run_dir: Path, settings: IterationSettings) -> bool:
     """Whether every round of the run in ``run_dir`` is fitted already: a replay whose games
     are gone is then not needed (a finished run resumes for its evaluation)."""
@@ -477,7 +475,6 @@ def run_iteration(run_dir: str | Path, settings: IterationSettings, workers: int
         record = _record(settings, first, replay or [])
         saved = _check_settings(run_dir, record, replay_checked=replay is not None)
         if replay is None:              # every round fitted: the replay as it was recorded
-            _check_gone_replay(settings, saved["replay"])
             record["replay"], record["replay_sha256"] = saved["replay"], saved["replay_sha256"]
             log("every round is fitted: the --replay games, gone, are not needed")
         _check_rounds(run_dir, settings, record["base_sha256"])

@@ -335,10 +335,10 @@ def _finish(config: SelfPlayConfig, run_dir: Path, learner: Learner, rng: np.ran
     plot_learning_curve(run_dir)
     plot_training(run_dir)
     if state["step"] == clock.start_step:
-        left = (f"the run is at step {state['step']:,} of {config.total_steps:,}"
-                if state["step"] >= config.total_steps else
-                f"it has trained {clock.start_wall:,.0f} s of its time limit "
-                f"({config.time_limit:,.0f} s; --time-limit trains further)")
+        left = (f"it has trained {clock.start_wall:,.0f} s of its time limit "
+                f"({config.time_limit:,.0f} s; --time-limit trains further)"
+                if state["step"] < config.total_steps and clock.past(config.time_limit) else
+                f"the run is at step {state['step']:,} of {config.total_steps:,}")
         log(f"nothing left to train: {left}; policy: {final}")
     else:
         log(f"{'stopped' if stopped else 'finished'} at step {state['step']:,} "
