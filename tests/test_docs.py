@@ -166,6 +166,33 @@ def test_no_page_is_long_without_a_reason():
     assert not long, f"split these pages (or say why in LONG_PAGES): {long}"
 
 
+def _cell_count(row: str) -> int:
+    """The cells of a Markdown table row: pipes outside code spans, not escaped."""
+    return re.sub(r"`[^`]*`", "", row).replace("\\|", "").count("|") - 1
+
+
+def test_every_table_row_has_its_headers_cells():
+    """A ladder rating once went in as ``| |`` -> ``|| 1438 |``: one cell too many shifted the
+    row's last column under the wrong heading, and the site still built. Every row of every
+    table in the docs, the README and the results logs has as many cells as its header."""
+    files = [*(ROOT / "docs").glob("*.md"), ROOT / "README.md",
+             *(ROOT / "results").rglob("README.md")]
+    assert _cell_count("| a `x | y` | b \\| c |") == 2
+    bad = []
+    for path in files:
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for i, line in enumerate(lines[:-1]):
+            if (line.startswith("|") and re.fullmatch(r"\|[-:| ]+\|", lines[i + 1])
+                    and (i == 0 or not lines[i - 1].startswith("|"))):
+                width = _cell_count(line)
+                for j in range(i + 2, len(lines)):
+                    if not lines[j].startswith("|"):
+                        break
+                    if _cell_count(lines[j]) != width:
+                        bad.append(f"{path.relative_to(ROOT)}:{j + 1}")
+    assert not bad, bad
+
+
 def _table_rows(markdown: str, heading: str) -> list[list[str]]:
     """The body rows of the first table under ``heading``, each as its cells (unescaped)."""
     section = markdown.split(f"\n## {heading}\n", 1)[1].split("\n## ", 1)[0]
