@@ -39,7 +39,8 @@ import numpy as np
 
 from cribenv.game import Game, Played, Rules, SeriesEnd, ShowScored, StarterTurned
 
-__all__ = ["SCRATCH_TABLE_FILE", "TABLE_FILE", "dealer_wins", "hand_traces", "seat_wins", "solve"]
+__all__ = ["SCRATCH_TABLE_FILE", "TABLE_FILE", "dealer_wins", "hand_traces", "seat_wins", "solve",
+           "table_meta"]
 
 TABLE_FILE = Path(__file__).resolve().parent / "data" / "winprob.npz"
 #: The same table from the hands of ``ppo:scratch`` (the agent self-play trained from the rules
@@ -159,10 +160,12 @@ def seat_wins(own, other, dealer, target: int = 121, table: Path = TABLE_FILE) -
                     1.0 - dealer_wins(other, own, target, table))
 
 
-def build(hands: int, agent: str, seed: int, out: Path, progress: bool = True) -> dict:
-    """Play the hands, solve both targets and their errors, write ``out`` (atomically)."""
+def build(hands: int, agent: str, seed: int, out: Path, progress: bool = True,
+          extra: dict | None = None) -> dict:
+    """Play the hands, solve both targets and their errors, write ``out`` (atomically), with
+    ``extra`` in its description (:func:`table_meta`)."""
     traces = hand_traces(hands, agent, seed, progress)
-    arrays, meta = {}, {"hands": hands, "agent": agent, "seed": seed}
+    arrays, meta = {}, {"hands": hands, "agent": agent, "seed": seed, **(extra or {})}
     for target in TARGETS:
         w = solve(traces, target)
         smooth = monotone(w)
@@ -182,6 +185,16 @@ def build(hands: int, agent: str, seed: int, out: Path, progress: bool = True) -
     np.savez_compressed(tmp, **arrays)
     tmp.replace(out)
     return meta
+
+
+def table_meta(table: Path) -> dict:
+    """The description a table file was written with (its hands, agent, seed, errors); an
+    empty dict where the file is damaged or holds none."""
+    try:
+        with np.load(table) as data:
+            return json.loads(data["meta"].tobytes().decode())
+    except (OSError, ValueError, KeyError, EOFError, TypeError, AttributeError):
+        return {}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -434,6 +434,50 @@ def test_resume_with_nothing_left_says_so(tmp_path):
     assert not any("learner steps/s" in line for line in lines)
 
 
+def test_a_run_solves_its_search_table_and_a_resume_writes_a_missing_one(tmp_path):
+    """``search_table_hands`` writes ``winprob.npz`` from the final policy's own hands, marked
+    with that policy's SHA-256; a run killed while solving it (no table) writes the same table
+    when resumed; a table of this policy is kept; the search over its own models reads it."""
+    import hashlib
+
+    from agents.search import check_table
+    from agents.winprob import table_meta
+
+    run = tmp_path / "run"
+    quiet = dict(progress=False, log=lambda s: None)
+    policy = train(tiny(search_table_hands=8, policy="keeps"), run, **quiet)
+    table = run / "winprob.npz"
+    check_table(table)
+    meta = table_meta(table)
+    assert meta["policy_sha256"] == hashlib.sha256(policy.read_bytes()).hexdigest()
+    assert (meta["hands"], meta["agent"]) == (8, f"ppo:{policy}")
+    with np.load(table) as data:
+        first = {k: data[k] for k in data.files}
+    table.unlink()
+    lines: list[str] = []
+    train(tiny(search_table_hands=8, policy="keeps"), run, resume=True, progress=False,
+          log=lines.append)
+    assert any(line.startswith("solving the search's win-probability table") for line in lines)
+    with np.load(table) as data:
+        assert data.files == list(first) and all(np.array_equal(data[k], first[k]) for k in first)
+    written = table.stat().st_mtime_ns
+    lines.clear()
+    train(tiny(search_table_hands=8, policy="keeps"), run, resume=True, progress=False,
+          log=lines.append)
+    assert table.stat().st_mtime_ns == written
+    assert not any("win-probability" in line for line in lines)
+    bot = make_agent(f"search:ppo:{policy}?models=own&playouts=8&table={table}", seed=0)
+    game, searched = Game(seed=2, max_hands=1), 0
+    while not game.is_over:
+        game.step(bot.choose(game.view(game.current_player), game.legal_actions()))
+        searched += bot.last["rows"] > 0
+    assert searched and bot.table == table
+    with pytest.raises(ValueError, match="search_table_hands .* got 5"):
+        SelfPlayConfig(search_table_hands=5)
+    with pytest.raises(ValueError, match="with 3 players"):
+        SelfPlayConfig(search_table_hands=100, num_players=3)
+
+
 def test_the_time_limit_counts_every_session_of_a_run(tmp_path):
     """A resumed run trains only what its ``time_limit`` has left: with the limit at the time
     it has trained already it trains nothing (a clock started again at the resume would train

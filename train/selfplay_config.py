@@ -115,11 +115,17 @@ class SelfPlayConfig(RunSettings):
         "stop (checkpointed, policy exported) once the run has trained this many seconds, "
         "over all its sessions (a resumed run trains what is left); 0: no limit")
     eval_every: int = setting(400_000, "steps between evaluations")
+    search_table_hands: int = setting(
+        0,
+        "after training, solve the win-probability table the search over the network's own "
+        "models reads (winprob.npz in the run folder, for search:ppo:RUN/policy.safetensors"
+        "?models=own&table=RUN/winprob.npz) from this many hands of the policy against "
+        "itself (2 players; at least 8); 0: none")
 
     KIND = "self-play"
     #: settings that may change when a run is resumed
     RESUMABLE = ("total_steps", "threads", "engine_threads", "device", "checkpoint_every",
-                 "eval_every", "eval_games", "time_limit")
+                 "eval_every", "eval_games", "time_limit", "search_table_hands")
     REMOVED = {
         "feature_workers": "the expert-prior card features are compiled now (a few microseconds "
                            "a row), so there is no process pool to size",
@@ -143,6 +149,10 @@ class SelfPlayConfig(RunSettings):
                                  f"card, its Q-value), got {self.policy!r}")
             if self.privileged_critic:
                 raise ValueError("algorithm 'dmc' has no critic: privileged_critic needs 'ppo'")
+        if self.search_table_hands and (self.search_table_hands < 8 or self.num_players != 2):
+            raise ValueError(f"search_table_hands must be 0 or at least 8 (four quarters for "
+                             f"its error), with 2 players: the table is of 2-player games; got "
+                             f"{self.search_table_hands} with {self.num_players} players")
         self.check_rollout_size("n_games", "n_steps")
 
     def fixed_settings(self) -> dict[str, Any]:
