@@ -188,12 +188,18 @@ def test_the_scratch_agent_ships_and_is_the_recipes_run():
 
     from agents import make_agent
     from agents.ppo import SCRATCH_POLICY
+    from agents.winprob import SCRATCH_TABLE_FILE, table_meta
 
     root = Path(__file__).resolve().parents[1]
     run = root / "results" / "from-rules" / "100min-recipe"
     assert SCRATCH_POLICY.read_bytes() == (run / "policy.safetensors").read_bytes()
     config = SelfPlayConfig.load(root / "train" / "configs" / "selfplay-from-rules.json")
-    assert SelfPlayConfig.load(run / "config.json").to_dict() == config.to_dict()
+    # the same settings; the table its search reads, solved after the run (which predates
+    # search_table_hands), from as many hands as the config solves
+    shipped = {**SelfPlayConfig.load(run / "config.json").to_dict(),
+               "search_table_hands": config.search_table_hands}
+    assert shipped == config.to_dict()
+    assert table_meta(SCRATCH_TABLE_FILE)["hands"] == config.search_table_hands
     # no expert features, no start from the shipped agent, no game against the expert bot
     assert config.policy == "keeps" and config.throw_values and not config.init_policy
     assert config.expert_share == 0 and not config.privileged_critic
