@@ -30,8 +30,10 @@ Rebuild: ``python -m agents.winprob --hands 20000`` (a few minutes with ``ppo:sh
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
@@ -39,14 +41,16 @@ import numpy as np
 
 from cribenv.game import Game, Played, Rules, SeriesEnd, ShowScored, StarterTurned
 
-__all__ = ["SCRATCH_TABLE_FILE", "TABLE_FILE", "dealer_wins", "hand_traces", "seat_wins", "solve",
-           "table_meta"]
+__all__ = ["MIN_HANDS", "SCRATCH_TABLE_FILE", "TABLE_FILE", "dealer_wins", "hand_traces",
+           "seat_wins", "solve", "solve_for_policy", "table_meta"]
 
 TABLE_FILE = Path(__file__).resolve().parent / "data" / "winprob.npz"
 #: The same table from the hands of ``ppo:scratch`` (the agent self-play trained from the rules
 #: alone): what the search over the network's own models (``search:...?models=own``) reads.
 SCRATCH_TABLE_FILE = TABLE_FILE.with_name("winprob-scratch.npz")
 TARGETS = (121, 61)
+#: the fewest hands a table is solved from (four quarters for its error)
+MIN_HANDS = 8
 
 
 def hand_traces(hands: int, agent: str = "ppo:shipped", seed: int = 0,
@@ -197,6 +201,23 @@ def table_meta(table: Path) -> dict:
         return {}
 
 
+def solve_for_policy(policy: Path, hands: int, seed: int,
+                     log: Callable[[str], None] = print) -> Path:
+    """``winprob.npz`` beside the policy file ``policy``, solved from ``hands`` of its own
+    hands (what ``search:ppo:POLICY?models=own&table=...`` values the ends by), marked with the
+    file's SHA-256: solved again only when missing or made from another policy, so a run
+    killed while solving it writes it when resumed."""
+    table = policy.with_name("winprob.npz")
+    sha = hashlib.sha256(policy.read_bytes()).hexdigest()
+    if table.is_file() and table_meta(table).get("policy_sha256") == sha:
+        return table
+    log(f"solving the search's win-probability table from {hands:,} hands of the policy "
+        f"against itself")
+    build(hands, f"ppo:{policy}", seed, table, progress=False, extra={"policy_sha256": sha})
+    log(f"search over its own models: \"search:ppo:{policy}?models=own&table={table}\"")
+    return table
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m agents.winprob", description=(
         "Rebuild the 2-player win-probability table from one-hand deals of self-play."))
@@ -205,8 +226,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="first deal's seed (0)")
     parser.add_argument("--out", type=Path, default=TABLE_FILE, help=f"(default {TABLE_FILE})")
     args = parser.parse_args(argv)
-    if args.hands < 8:
-        parser.error(f"--hands must be at least 8 (four quarters for the error), got "
+    if args.hands < MIN_HANDS:
+        parser.error(f"--hands must be at least {MIN_HANDS} (four quarters for the error), got "
                      f"{args.hands}")
     try:
         from agents import make_agent

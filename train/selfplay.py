@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import contextlib
 import csv
-import hashlib
 import pickle
 import re
 import signal
@@ -332,7 +331,9 @@ def _finish(config: SelfPlayConfig, run_dir: Path, learner: Learner, rng: np.ran
         export_policy(export_arrays(learner.net), final, config, state["step"],
                       {"steps_per_second": round(speed, 1)})
     if config.search_table_hands and not stopped:
-        _search_table(config, final, log)
+        from agents.winprob import solve_for_policy
+
+        solve_for_policy(final, config.search_table_hands, config.seed, log)
     if writer is not None:
         writer.close()
     plot_learning_curve(run_dir)
@@ -357,24 +358,6 @@ def _finish(config: SelfPlayConfig, run_dir: Path, learner: Learner, rng: np.ran
     if stopped:
         raise KeyboardInterrupt
     return final
-
-
-def _search_table(config: SelfPlayConfig, policy: Path, log: Callable[[str], None]) -> None:
-    """``winprob.npz`` beside ``policy``: the win-probability table solved from the policy's own
-    hands (:mod:`agents.winprob`), what the search over its own models values the ends by.
-    Solved again only when the policy is not the one it was solved from (its SHA-256 is in the
-    table), so a run killed while solving it writes it when resumed."""
-    from agents.winprob import build, table_meta
-
-    table = policy.with_name("winprob.npz")
-    sha = hashlib.sha256(policy.read_bytes()).hexdigest()
-    if table.is_file() and table_meta(table).get("policy_sha256") == sha:
-        return
-    log(f"solving the search's win-probability table from {config.search_table_hands:,} "
-        f"hands of the policy against itself")
-    build(config.search_table_hands, f"ppo:{policy}", config.seed, table, progress=False,
-          extra={"policy_sha256": sha})
-    log(f"search over its own models: \"search:ppo:{policy}?models=own&table={table}\"")
 
 
 def _batch_tensors(net, batch: dict[str, np.ndarray], names: list[str],

@@ -149,11 +149,18 @@ class SelfPlayConfig(RunSettings):
                                  f"card, its Q-value), got {self.policy!r}")
             if self.privileged_critic:
                 raise ValueError("algorithm 'dmc' has no critic: privileged_critic needs 'ppo'")
-        if self.search_table_hands and (self.search_table_hands < 8 or self.num_players != 2):
-            raise ValueError(f"search_table_hands must be 0 or at least 8 (four quarters for "
-                             f"its error), with 2 players: the table is of 2-player games; got "
-                             f"{self.search_table_hands} with {self.num_players} players")
+        if self.search_table_hands:
+            self._check_search_table_hands()
         self.check_rollout_size("n_games", "n_steps")
+
+    def _check_search_table_hands(self) -> None:
+        from agents.winprob import MIN_HANDS  # only where asked: numpy and the engine
+
+        if self.search_table_hands < MIN_HANDS or self.num_players != 2:
+            raise ValueError(f"search_table_hands must be 0 or at least {MIN_HANDS} (four "
+                             f"quarters for its error), with 2 players: the table is of 2-player "
+                             f"games; got {self.search_table_hands} with {self.num_players} "
+                             f"players")
 
     def fixed_settings(self) -> dict[str, Any]:
         fixed = super().fixed_settings()
