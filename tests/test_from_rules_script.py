@@ -113,3 +113,52 @@ def test_the_network_it_made_ships_as_ppo_scratch_exit():
     agent = make_agent("ppo:scratch-exit")
     assert agent.name == "ppo:scratch-exit" and agent.policy.arch == "keeps"
     assert agent.policy.config["expert_iteration_round"] == 1
+
+
+def _lookup(tmp_path: Path, venv: bool, on_path: bool) -> tuple[subprocess.CompletedProcess,
+                                                                 Path]:
+    """The script run from a copy of the tree in ``tmp_path`` with no ``CRIBENV``: a
+    ``.venv/bin/cribenv`` beside its ``train/`` folder (as the README's set-up makes it) and
+    one on ``PATH`` (an activated environment), each there or not; each stand-in writes its
+    name to ``who`` and succeeds."""
+    repo = tmp_path / "repo"
+    (repo / "train").mkdir(parents=True)
+    shutil.copy(SCRIPT, repo / "train" / "from_rules.sh")
+    who = tmp_path / "who"
+    path = ["/usr/bin", "/bin"]
+    for where, wanted in ((repo / ".venv" / "bin", venv), (tmp_path / "bin", on_path)):
+        if wanted:
+            where.mkdir(parents=True)
+            record = f"open({str(who)!r}, 'a').write({str(where)!r} + '\\n')"
+            (where / "cribenv").write_text(f"#!{sys.executable}\n{record}\n")
+            (where / "cribenv").chmod(0o755)
+    if on_path:
+        path.insert(0, str(tmp_path / "bin"))
+    env = {k: v for k, v in os.environ.items() if k not in ("CRIBENV", "VIRTUAL_ENV")}
+    done = subprocess.run(["bash", "train/from_rules.sh", str(tmp_path / "run")], cwd=repo,
+                          env={**env, "PATH": os.pathsep.join(path)},
+                          capture_output=True, text=True)
+    return done, who
+
+
+@pytest.mark.parametrize("venv,on_path", [(True, False), (True, True), (False, True)])
+def test_the_script_finds_the_projects_cribenv(tmp_path, venv, on_path):
+    """Set up but not activated (bare ``cribenv`` is not on ``PATH``), the script runs the
+    project's ``.venv/bin/cribenv`` (before any other on ``PATH``); without one, the one on
+    ``PATH``: every stage, each by the same command."""
+    done, who = _lookup(tmp_path, venv, on_path)
+    assert done.returncode == 0, done.stderr
+    expected = tmp_path / "repo" / ".venv" / "bin" if venv else tmp_path / "bin"
+    assert who.read_text().splitlines() == [str(expected)] * (1 + len(ROUNDS))
+
+
+def test_without_cribenv_the_script_says_so_and_writes_nothing(tmp_path):
+    """No ``.venv`` and nothing on ``PATH`` (a checkout not set up): exit status 2 before any
+    stage, one message naming where it looked and what to do, no run folder."""
+    done, who = _lookup(tmp_path, venv=False, on_path=False)
+    assert done.returncode == 2
+    assert done.stderr.startswith("from_rules.sh: cannot find cribenv: ")
+    assert str(tmp_path / "repo" / ".venv" / "bin" / "cribenv") in done.stderr
+    assert "set-up" in done.stderr and "CRIBENV" in done.stderr
+    assert "command not found" not in done.stderr and len(done.stderr.splitlines()) == 1
+    assert not who.exists() and not (tmp_path / "run").exists()

@@ -105,3 +105,12 @@ def test_the_readme_commands_write_where_git_ignores():
     for folder in folders:
         ignored = subprocess.run(["git", "check-ignore", "-q", f"{folder}/x"], cwd=ROOT)
         assert ignored.returncode == 0, f"{folder} is not ignored by git"
+
+
+def test_the_readme_says_how_bare_cribenv_runs():
+    """After the set-up command every README command said bare `cribenv`, which is not on
+    PATH until the environment is activated: the README says so once, before the first."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    first = min(text.index(line) for line in text.splitlines() if line.startswith("$ cribenv"))
+    said = " ".join(text[:first].split())
+    assert "`. .venv/bin/activate`" in said and "`.venv/bin/cribenv`" in said

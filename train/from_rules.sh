@@ -10,19 +10,32 @@
 # ppo:RUN_DIR/exit-5/round-1/policy.safetensors. The PPO stage stops at its time limit, so
 # how many decisions it trains (and the network it makes) depends on the machine's speed:
 # ppo:scratch-exit is what it made on a 2-core machine. docs/from-scratch.md has what each
-# stage measured; CRIBENV names the command to run (default: cribenv).
+# stage measured. The command it runs is CRIBENV if set, else the project's own
+# (.venv/bin/cribenv beside this train/ folder, as the README's set-up makes it, activated or
+# not), else cribenv on PATH; with none of them it stops before writing anything (status 2).
 set -euo pipefail
 here=$(cd -- "$(dirname -- "$0")" > /dev/null && pwd)
 run=${1:-runs/from-rules}
-cribenv=${CRIBENV:-cribenv}
+venv="$(dirname -- "$here")/.venv/bin/cribenv"
+if [ -n "${CRIBENV:-}" ]; then
+    read -r -a cribenv <<< "$CRIBENV"      # a command, with its words
+elif [ -x "$venv" ]; then
+    cribenv=("$venv")
+elif command -v cribenv > /dev/null; then
+    cribenv=(cribenv)
+else
+    echo "from_rules.sh: cannot find cribenv: $venv is not there and cribenv is not on PATH;" \
+        "run the README's set-up command in $(dirname -- "$here"), or set CRIBENV" >&2
+    exit 2
+fi
 
 # PPO: resumed from its last checkpoint after a stop (its time limit counts every session);
 # done once the trainer has finished
 if [ ! -f "$run/ppo/.done" ]; then
     resume=()
     if [ -f "$run/ppo/checkpoints/LATEST" ]; then resume=(--resume); fi
-    $cribenv train --config "$here/configs/selfplay-from-rules.json" --run-dir "$run/ppo" \
-        ${resume[@]+"${resume[@]}"}
+    "${cribenv[@]}" train --config "$here/configs/selfplay-from-rules.json" \
+        --run-dir "$run/ppo" ${resume[@]+"${resume[@]}"}
     mkdir -p "$run/ppo" && touch "$run/ppo/.done"
 fi
 
@@ -31,7 +44,7 @@ fi
 exit_round() {
     local n=$1 base=$2 games=$3 seed=$4 replay=()
     for r in "${@:5}"; do replay+=(--replay "$run/exit-$r/round-1/games"); done
-    $cribenv expert-iteration --models own --base "$base" --playouts 300 \
+    "${cribenv[@]}" expert-iteration --models own --base "$base" --playouts 300 \
         --run-dir "$run/exit-$n" --rounds 1 --games "$games" --workers 2 --eval-games 0 \
         --seed "$seed" ${replay[@]+"${replay[@]}"}
 }
