@@ -90,6 +90,22 @@ def test_the_demos_duration_is_said_alike_everywhere():
         assert "about 3 minutes" not in text, name
 
 
+def test_demo_help_says_each_duration_once():
+    """`cribenv demo --help` said the tour's self-play took 30-50 s, then that its default
+    steps took "about 2 minutes": every duration it gives is the tour's, its training's or the
+    first compile's, each from one constant."""
+    import argparse
+
+    from train import demo_command
+
+    parser = argparse.ArgumentParser(prog="cribenv demo")
+    demo_command.configure(parser)
+    text = " ".join(parser.format_help().split())
+    said = re.findall(r"about (?:a|an|\d+) (?:minute|hour)s?|\d+(?:-\d+)? ?(?:s|min)\b", text)
+    assert said and set(said) <= {"about a minute", demo_command.TRAINING, "15-60 s"}, said
+    assert demo_command.DURATION in text and text.count(demo_command.TRAINING) == 2
+
+
 def test_the_readme_commands_write_where_git_ignores():
     """The tournament's line wrote into results/ (the measured runs, kept in git): a newcomer's
     `git status` filled with untracked files."""

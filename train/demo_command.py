@@ -30,6 +30,8 @@ RUNS = Path("runs")
 # how long the tour takes, as the README and the install page say it (measured: 57 s with the
 # batched engine compiled, 41 s with it cached, on 2 cores with another job busy on one)
 DURATION = "about a minute on 2 cores"
+# the self-play part of it, the default --scratch-steps (measured: 46 s and 34 s of the above)
+TRAINING = "30-50 s"
 
 # the sizes of the tour (stored in the run folder: a resumed demo keeps them)
 SIZES = {"scratch_steps": 300_000, "evals": 6, "eval_games": 100, "games": 60,
@@ -39,7 +41,7 @@ SIZES = {"scratch_steps": 300_000, "evals": 6, "eval_games": 100, "games": 60,
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.description = (
         f"A tour of {DURATION}: scoring a hand, discard advice, a bot game, "
-        "self-play PPO from scratch on the batched engine (30-50 s: its win rate "
+        f"self-play PPO from scratch on the batched engine ({TRAINING}: its win rate "
         "against greedy printed as it rises, and a learning curve), and a small duplicate "
         "tournament of that agent, the shipped one and the heuristic bots. The first run "
         "after an install also compiles the batched engine (15-60 s, cached after). Each run "
@@ -59,7 +61,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "runs/demo-*) where it stopped, with its stored sizes")
     parser.add_argument("--scratch-steps", type=int_arg(0), metavar="N",
                         help=f"self-play PPO learner steps from scratch ({SIZES['scratch_steps']}"
-                             f", about 2 minutes; 0 skips the training)")
+                             f", the tour's {TRAINING}; 0 skips the training)")
     parser.add_argument("--evals", type=int_arg(1), metavar="N",
                         help=f"evaluations against greedy during the training "
                              f"({SIZES['evals']}, plus one of the final policy)")
