@@ -51,6 +51,7 @@ try:
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError("cribenv.integrations.openspiel needs OpenSpiel: pip install "
                       "'cribenv[openspiel]' (open_spiel)") from exc
+from open_spiel.python.algorithms import ismcts
 
 from cribenv import cards as C
 from cribenv.game import Game, Phase, PlayerView, Rules
@@ -58,8 +59,8 @@ from cribenv.observation import LAYOUT, OBS_SIZE, OFFSETS, encode_game
 from cribenv.positions import Hidden, sample_hidden
 from cribenv.rules import deal_order, side_count, win_reward
 
-__all__ = ["GAME_NAME", "CribbageGame", "CribbageState", "CribbageObserver", "position_state",
-           "view_string"]
+__all__ = ["GAME_NAME", "CribbageGame", "CribbageState", "CribbageObserver", "ISMCTSBot",
+           "position_state", "view_string"]
 
 GAME_NAME = "python_cribenv"
 _DEFAULTS = {"players": 2, "target": 121, "skunks": True, "dealer": -1, "scores": "",
@@ -415,6 +416,31 @@ class CribbageObserver:
 
     def string_from(self, state: CribbageState, player: int) -> str:
         return view_string(state.game.view(player))
+
+
+class ISMCTSBot(ismcts.ISMCTSBot):
+    """OpenSpiel's Python ``ISMCTSBot`` (same arguments) that also restarts: OpenSpiel's own
+    lacks ``restart_at``, so ``open_spiel.python.algorithms.evaluate_bots`` stops at its first
+    line ("RestartAt(state) not implemented"). Its search keeps nothing from one decision to
+    the next (each ``step`` starts a new tree), so a restart only clears the last tree.
+
+        >>> import numpy as np
+        >>> from open_spiel.python.algorithms import evaluate_bots, mcts
+        >>> from open_spiel.python.bots.uniform_random import UniformRandomBot
+        >>> game = pyspiel.load_game("python_cribenv(target=61)")
+        >>> rng = np.random.RandomState(0)
+        >>> bot = ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, rng), 2.0, 2, random_state=rng)
+        >>> returns = evaluate_bots.evaluate_bots(game.new_initial_state(),
+        ...                                       [bot, UniformRandomBot(1, rng)], rng)
+        >>> sum(returns), returns[0] != 0
+        (0.0, True)
+    """
+
+    def restart(self) -> None:
+        self.reset()
+
+    def restart_at(self, state: Any) -> None:
+        self.reset()
 
 
 pyspiel.register_game(_GAME_TYPE, CribbageGame)
