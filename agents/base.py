@@ -146,8 +146,11 @@ def agent_spellings() -> list[str]:
     >>> agent_spellings()[:3]
     ['expert', 'greedy', 'random']
     """
+    import importlib
+
     simple = [n for n in available_agents() if n not in ("cmd", "openspiel", "ppo", "search")]
-    return simple + ["ppo:shipped", "ppo:PATH", "search:BASE", "cmd:COMMAND", "openspiel:ALGO"]
+    shipped = importlib.import_module(BUILT_IN_MODULES["ppo"]).shipped_specs()
+    return simple + [*shipped, "ppo:PATH", "search:BASE", "cmd:COMMAND", "openspiel:ALGO"]
 
 
 def unknown_agent_message(spec: str) -> str:

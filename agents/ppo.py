@@ -56,6 +56,16 @@ SCRATCH_EXIT_POLICY = Path(__file__).resolve().parent / "trained" / "scratch_exi
 #: The policy files that ship with the project, by the name ``ppo:NAME`` plays them.
 TRAINED_POLICIES = {"shipped": SHIPPED_POLICY, "scratch": SCRATCH_POLICY,
                     "scratch-exit": SCRATCH_EXIT_POLICY}
+
+
+def shipped_specs() -> list[str]:
+    """The specs of the shipped networks, as the commands' help and errors list them.
+
+    >>> shipped_specs()
+    ['ppo:shipped', 'ppo:scratch', 'ppo:scratch-exit']
+    """
+    return [f"ppo:{name}" for name in TRAINED_POLICIES]
+
 _ACTIVATIONS = {
     "tanh": np.tanh,
     "relu": lambda x: np.maximum(x, 0.0),

@@ -14,6 +14,7 @@ from agents.advice import Decision, advice_summary, discard_advice, play_advice,
 from agents.arena import run_game
 from agents.base import make_agent
 from agents.expert import ExpertAgent
+from agents.ppo import shipped_specs
 from agents.words import YOU, bot_name, possessive, seat_names, show_rows, side_names
 from cribenv import cards
 from cribenv.game import (
@@ -37,8 +38,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                           "10d, J♠) when asked, or both cards of a throw on one line (8D 3H); "
                           "'hint' ranks your options with the expert's reasoning, 'q' quits.")
     parser.add_argument("--bot", default="expert",
-                        help="opponent spec: random, greedy, expert, ppo:shipped, ppo:PATH or "
-                             "search:BASE, e.g. search:ppo:shipped (expert)")
+                        help="opponent spec: random, greedy, expert, "
+                             f"{', '.join(shipped_specs())} (the shipped networks), ppo:PATH "
+                             "or search:BASE, e.g. search:ppo:shipped (expert)")
     parser.add_argument("--players", type=int, default=2, choices=(2, 3, 4),
                         help="number of players; bots take the other seats (2)")
     parser.add_argument("--target", type=int, default=121, choices=(121, 61),

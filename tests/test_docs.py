@@ -305,3 +305,23 @@ def test_the_results_page_links_every_results_readme(site):
         name = readme.parent.name
         assert f"results/{name}/README.md" in index, name
         assert (site / "results" / name / "index.html").is_file(), name
+
+
+def test_every_shipped_network_is_named_where_agents_are_listed():
+    """`ppo:scratch` and `ppo:scratch-exit` shipped, but `cribenv play --help`,
+    `tournament --help` and the bots page named only `ppo:shipped`: the help of every command
+    that lists the agent specs is made from the one list of shipped networks
+    (:func:`agents.ppo.shipped_specs`), and the bots page names each."""
+    import argparse
+
+    from agents.ppo import TRAINED_POLICIES, shipped_specs
+    from cribenv.cli import COMMANDS, load_command
+
+    assert shipped_specs() == [f"ppo:{name}" for name in TRAINED_POLICIES]
+    for name in ("play", "tournament", "ladder"):
+        parser = argparse.ArgumentParser(prog=f"cribenv {name}")
+        load_command(COMMANDS[name][0]).configure(parser)
+        helps = " ".join(action.help or "" for action in parser._actions)   # unwrapped
+        assert ", ".join(shipped_specs()) in helps, name
+    bots = (ROOT / "docs" / "bots.md").read_text(encoding="utf-8")
+    assert [spec for spec in shipped_specs() if f"`{spec}`" not in bots] == []

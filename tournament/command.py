@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from agents.ppo import shipped_specs
 from cribenv.checks import int_arg, writable_dir, writable_file
 from cribenv.game import Rules
 from tournament.runner import run_tournament
@@ -21,7 +22,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
                      f"--workers 4 (results in {DEFAULT_DB_FOLDER}/random_greedy_expert-200g-"
                      "HASH.sqlite, with its .png, .json and .csv next to it)")
     parser.add_argument("--agents", nargs="+", required=True, metavar="SPEC",
-                        help="agent specs: random, greedy, expert, ppo:shipped, ppo:PATH (a "
+                        help="agent specs: random, greedy, expert, "
+                             f"{', '.join(shipped_specs())} (the shipped networks), ppo:PATH (a "
                              "policy file, e.g. ppo:runs/mine/policy.safetensors) or "
                              "search:BASE (e.g. search:ppo:shipped, the strongest) or "
                              "cmd:COMMAND (a program in any language speaking the Cribbage Bot "

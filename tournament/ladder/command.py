@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from agents.ppo import shipped_specs
 from cribenv.checks import int_arg, writable_dir, writable_file
 
 DEFAULT_LEADERBOARD = "ladder/leaderboard.jsonl"
@@ -26,7 +27,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                      "prints a leaderboard")
     parser.add_argument("agents", nargs="*", metavar="AGENT",
                         help="agent specs, as in cribenv tournament (random, greedy, expert, "
-                             "ppo:shipped, ppo:PATH, search:BASE, cmd:COMMAND, "
+                             f"{', '.join(shipped_specs())}, ppo:PATH, search:BASE, cmd:COMMAND, "
                              "openspiel:ALGO), optionally "
                              "LABEL=SPEC")
     parser.add_argument("--deals", type=int_arg(1), default=None, metavar="N",
