@@ -325,3 +325,14 @@ def test_every_shipped_network_is_named_where_agents_are_listed():
         assert ", ".join(shipped_specs()) in helps, name
     bots = (ROOT / "docs" / "bots.md").read_text(encoding="utf-8")
     assert [spec for spec in shipped_specs() if f"`{spec}`" not in bots] == []
+
+
+def test_the_command_line_page_lists_every_command():
+    """`ladder` was missing from the command table: each command of `cribenv --help` (the one
+    table, :data:`cribenv.cli.COMMANDS`) has a row, and every row is one of them."""
+    from cribenv.cli import COMMANDS
+
+    text = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    table = text.split("| command | what it does |", 1)[1].split("\n\n", 1)[0]
+    rows = re.findall(r"^\| `cribenv ([\w-]+)", table, re.M)
+    assert set(rows) == set(COMMANDS), set(COMMANDS) ^ set(rows)
