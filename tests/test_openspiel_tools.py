@@ -52,3 +52,78 @@ def test_the_docs_ismcts_game_is_ten_lines_and_runs(capsys):
     exec(compile(code, "docs/openspiel.md", "exec"), {})
     returns = [float(x) for x in capsys.readouterr().out.strip().strip("[]").split(",")]
     assert len(returns) == 2 and sum(returns) == 0 and returns[0] != 0
+
+
+# ---------------------------------------------------------------------- observers, playthrough
+def kind(public: bool, private: str, recall: bool = False):
+    return pyspiel.IIGObservationType(public_info=public, perfect_recall=recall,
+                                      private_info=getattr(pyspiel.PrivateInfoType, private))
+
+
+def test_generate_playthrough_runs_and_replays_the_same():
+    """OpenSpiel's playthrough asks for the information state (perfect recall), the public
+    information alone and each seat's private cards alone; it runs to the end of a game and
+    replaying its file gives the same lines."""
+    from open_spiel.python.algorithms import generate_playthrough
+
+    lines = generate_playthrough.playthrough_lines("python_cribenv(target=61)", seed=3)
+    assert any(line.startswith("PublicObservationString() = ") for line in lines)
+    assert any(line.startswith("PrivateObservationString(1) = \"seat 1 | holds")
+               for line in lines)
+    assert "IsTerminal() = True" in lines and lines[-1].startswith("Returns() = ")
+    actions = [int(line.split()[1]) for line in lines if line.startswith("action: ")]
+    again = generate_playthrough.playthrough_lines("python_cribenv(target=61)",
+                                                   action_sequence=actions, seed=4)
+    assert again == lines                 # as OpenSpiel's replay of a playthrough file
+
+
+def test_public_and_private_observers_split_the_view():
+    """Two states that differ only in the hidden cards: the public observation is the same
+    for every seat; each seat's private observation is its own cards and nothing else; the
+    two together are the view, as the default observer (and perfect recall) gives it."""
+    game = pyspiel.load_game("python_cribenv(dealer=0)")
+    a, b = game.new_initial_state(), game.new_initial_state()
+    for k in range(12):            # seat 1 gets the even draws, seat 0 the odd ones
+        a.apply_action(20 + k if k % 2 == 0 else k - 1)
+        b.apply_action(40 + k if k % 2 == 0 else k - 1)
+    for state in (a, b):
+        state.apply_action(state.legal_actions()[0])      # seat 1 lays a card away
+    public = game.make_py_observer(kind(True, "NONE"))
+    private = game.make_py_observer(kind(False, "SINGLE_PLAYER"))
+    full = game.make_py_observer(kind(True, "SINGLE_PLAYER", recall=True))
+    assert set(private.dict) == set(osp.PRIVATE_BLOCKS)
+    assert not set(public.dict) & set(private.dict)
+    assert set(full.dict) == set(public.dict) | set(private.dict) | {"unseen_ranks"}
+    for seat in (0, 1):
+        public.set_from(a, seat)
+        seen = public.tensor.copy()
+        public.set_from(b, seat)
+        assert np.array_equal(seen, public.tensor) and seen.any()
+        assert public.string_from(a, seat) == public.string_from(b, seat)
+        assert "holds" not in public.string_from(a, seat)
+        full.set_from(a, seat)
+        assert np.array_equal(full.tensor, a.information_state_tensor(seat))
+        assert full.string_from(a, seat) == a.information_state_string(seat)
+        private.set_from(a, seat)
+        for name, block in private.dict.items():
+            assert np.array_equal(block, full.dict[name])
+            assert np.array_equal(public.dict.get(name, block), block)   # (no overlap)
+    assert private.string_from(a, 0) == private.string_from(b, 0) \
+        == "seat 0 | holds AC AH 2C 2H 3C 3H | laid away -"      # the same cards
+    assert private.string_from(a, 1) != private.string_from(b, 1)
+    assert "laid away" in private.string_from(a, 1) and "-" not in private.string_from(a, 1)
+
+
+@pytest.mark.parametrize("public, private, words", [
+    (True, "ALL_PLAYERS", "every seat's private cards, with public information"),
+    (False, "ALL_PLAYERS", "every seat's private cards, without public information"),
+    (False, "NONE", "no private cards, without public information"),
+])
+def test_an_observer_kind_refused_is_named_in_words(public, private, words):
+    game = pyspiel.load_game("python_cribenv")
+    with pytest.raises(ValueError, match=words) as err:
+        game.make_py_observer(kind(public, private))
+    assert "object at 0x" not in str(err.value)
+    with pytest.raises(ValueError, match="take no parameters, got {'x': 1}"):
+        game.make_py_observer(kind(True, "SINGLE_PLAYER"), {"x": 1})
+    assert game.make_observer({}) is not None           # the default kind, params first

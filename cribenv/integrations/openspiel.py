@@ -59,8 +59,8 @@ from cribenv.observation import LAYOUT, OBS_SIZE, OFFSETS, encode_game
 from cribenv.positions import Hidden, sample_hidden
 from cribenv.rules import deal_order, side_count, win_reward
 
-__all__ = ["GAME_NAME", "CribbageGame", "CribbageState", "CribbageObserver", "ISMCTSBot",
-           "position_state", "view_string"]
+__all__ = ["GAME_NAME", "PRIVATE_BLOCKS", "CribbageGame", "CribbageState", "CribbageObserver",
+           "ISMCTSBot", "observer_kind", "position_state", "view_string"]
 
 GAME_NAME = "python_cribenv"
 _DEFAULTS = {"players": 2, "target": 121, "skunks": True, "dealer": -1, "scores": "",
@@ -136,7 +136,8 @@ class CribbageGame(pyspiel.Game):
 
     def make_py_observer(self, iig_obs_type: Any = None,
                          params: dict[str, Any] | None = None) -> CribbageObserver:
-        """The observer of a seat's view (the information state and the observation alike)."""
+        """The observer of ``iig_obs_type`` (:class:`CribbageObserver`): a seat's view (the
+        information state and the observation alike), its public part or its private part."""
         return CribbageObserver(iig_obs_type, params)
 
 
@@ -378,44 +379,116 @@ def view_string(view: PlayerView) -> str:
         >>> print(view_string(Game(seed=3).view(0))[:46])
         seat 0 | hand 0, dealer 0, discard, to act 1 |
     """
+    head, public = _public_strings(view)
+    return f"{head} | {_private_string(view)} | {public}"
+
+
+def _public_strings(view: PlayerView) -> tuple[str, str]:
+    """What every seat sees, as text: the table's state, and the cards laid and counted."""
     to_act = "-" if view.current_player is None else view.current_player
     starter = "-" if view.starter is None else C.to_str(view.starter)
     played = " ".join(("/ " if i == view.series_start and i else "") + f"{s}:{C.to_str(c)}"
                       for i, (s, c) in enumerate(view.played))
     go = ",".join(str(s) for s, said in enumerate(view.said_go) if said) or "-"
-    return (f"seat {view.seat} | hand {view.hand_number}, dealer {view.dealer}, "
+    head = (f"seat {view.seat} | hand {view.hand_number}, dealer {view.dealer}, "
             f"{view.phase.name.lower().replace('_', ' ')}, to act {to_act} | "
-            f"scores {' '.join(map(str, view.scores))} | "
-            f"holds {C.to_str_many(view.hand) or '-'} | "
-            f"laid away {C.to_str_many(view.discards) or '-'} | starter {starter} | "
-            f"played {played or '-'} | count {view.count}, go {go} | "
-            f"cards held {' '.join(map(str, view.cards_held))}, "
-            f"laid away {' '.join(map(str, view.discards_made))}")
+            f"scores {' '.join(map(str, view.scores))}")
+    return head, (f"starter {starter} | played {played or '-'} | count {view.count}, go {go} | "
+                  f"cards held {' '.join(map(str, view.cards_held))}, "
+                  f"laid away {' '.join(map(str, view.discards_made))}")
+
+
+def _private_string(view: PlayerView) -> str:
+    """What the seat alone sees, as text: the cards it holds and those it laid away."""
+    return (f"holds {C.to_str_many(view.hand) or '-'} | "
+            f"laid away {C.to_str_many(view.discards) or '-'}")
+
+
+#: the blocks of :data:`~cribenv.observation.LAYOUT` that show a seat's own cards: the
+#: private information (``unseen_ranks`` mixes them with the public cards: the full view only)
+PRIVATE_BLOCKS = ("hand", "own_discards", "hand_ranks")
+_MIXED_BLOCKS = ("unseen_ranks",)
+
+
+def observer_kind(iig_obs_type: Any) -> str:
+    """An ``IIGObservationType`` in words (OpenSpiel prints only its address).
+
+        >>> observer_kind(pyspiel.IIGObservationType(public_info=False, perfect_recall=False,
+        ...     private_info=pyspiel.PrivateInfoType.ALL_PLAYERS))
+        "every seat's private cards, without public information, without perfect recall"
+    """
+    if iig_obs_type is None:
+        return "the default observation (public information and one seat's cards)"
+    private = {pyspiel.PrivateInfoType.NONE: "no private cards",
+               pyspiel.PrivateInfoType.SINGLE_PLAYER: "one seat's private cards",
+               pyspiel.PrivateInfoType.ALL_PLAYERS: "every seat's private cards"}
+    return (f"{private.get(iig_obs_type.private_info, str(iig_obs_type.private_info))}, "
+            f"{'with' if iig_obs_type.public_info else 'without'} public information, "
+            f"{'with' if iig_obs_type.perfect_recall else 'without'} perfect recall")
 
 
 class CribbageObserver:
     """OpenSpiel's observer of ``python_cribenv``: a seat's view as
     :func:`cribenv.observation.encode` (``tensor``, with ``dict`` a named view of each block of
-    :data:`cribenv.observation.LAYOUT`) and as :func:`view_string`. The information state and
-    the observation are the same view (see the game card); only a single seat's private
-    information with the public information is offered."""
+    :data:`cribenv.observation.LAYOUT`) and as :func:`view_string`.
+
+    The kinds OpenSpiel asks for (``iig_obs_type``): public information with a seat's private
+    cards (the default, the information state and the observation alike: the view), public
+    information alone (the view without :data:`PRIVATE_BLOCKS` and ``unseen_ranks``; its text
+    without the cards held and laid away), or a seat's private cards alone (those blocks and
+    that text). ``perfect_recall`` gives the same view: it holds everything of the current
+    hand, and earlier hands reach the game only through the scores and the dealer, which it
+    holds (see the game card). Every seat's private cards at once is refused, by name.
+
+        >>> kind = pyspiel.IIGObservationType(public_info=False, perfect_recall=False,
+        ...                                   private_info=pyspiel.PrivateInfoType.SINGLE_PLAYER)
+        >>> list(CribbageObserver(kind).dict)
+        ['hand', 'own_discards', 'hand_ranks']
+    """
 
     def __init__(self, iig_obs_type: Any = None, params: dict[str, Any] | None = None) -> None:
+        if isinstance(iig_obs_type, dict) and params is None:   # OpenSpiel's make_observer(
+            iig_obs_type, params = None, iig_obs_type          # params) passes them first
         if params:
             raise ValueError(f"{GAME_NAME} observers take no parameters, got {params!r}")
-        if iig_obs_type is not None and (
-                not iig_obs_type.public_info
-                or iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER):
-            raise ValueError(f"{GAME_NAME} observes one seat's view (public information and "
-                             f"that seat's cards), not {iig_obs_type!r}")
-        self.tensor = np.zeros(OBS_SIZE, np.float32)
-        self.dict = {name: self.tensor[OFFSETS[name]] for name, _, _ in LAYOUT}
+        public, private = True, True
+        if iig_obs_type is not None:
+            public = bool(iig_obs_type.public_info)
+            if iig_obs_type.private_info == pyspiel.PrivateInfoType.ALL_PLAYERS:
+                raise ValueError(f"{GAME_NAME} has no observer of {observer_kind(iig_obs_type)}: "
+                                 "a seat sees its own cards only; ask for one seat's private "
+                                 "cards, public information, or both")
+            private = iig_obs_type.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER
+            if not public and not private:
+                raise ValueError(f"{GAME_NAME} has no observer of {observer_kind(iig_obs_type)}: "
+                                 "it would observe nothing")
+        self.public, self.private = public, private
+        self._full = np.zeros(OBS_SIZE, np.float32)
+        if public and private:
+            self.tensor = self._full
+            self.dict = {name: self.tensor[OFFSETS[name]] for name, _, _ in LAYOUT}
+            return
+        names = [name for name, _, _ in LAYOUT
+                 if name not in _MIXED_BLOCKS and (name in PRIVATE_BLOCKS) == private]
+        sizes = [OFFSETS[name].stop - OFFSETS[name].start for name in names]
+        self.tensor = np.zeros(sum(sizes), np.float32)
+        starts = np.cumsum([0, *sizes])
+        self.dict = {name: self.tensor[start:start + size]
+                     for name, start, size in zip(names, starts, sizes)}
 
     def set_from(self, state: CribbageState, player: int) -> None:
-        encode_game(state.game, player, out=self.tensor)
+        encode_game(state.game, player, out=self._full)
+        if self.tensor is not self._full:
+            for name, block in self.dict.items():
+                block[:] = self._full[OFFSETS[name]]
 
     def string_from(self, state: CribbageState, player: int) -> str:
-        return view_string(state.game.view(player))
+        view = state.game.view(player)
+        if self.public and self.private:
+            return view_string(view)
+        if self.private:
+            return f"seat {view.seat} | {_private_string(view)}"
+        return " | ".join(_public_strings(view))
 
 
 class ISMCTSBot(ismcts.ISMCTSBot):
