@@ -3,8 +3,9 @@ classes themselves: each backend's :func:`train.command.settings_class`, read th
 :func:`train.settings.described` (name, type, default, help, choices), with the ranges of
 :data:`train.settings.RANGES` and each class's ``RESUMABLE``, ``RENAMED`` and ``REMOVED``.
 ``cribenv train --backend X --help`` is made from the same definitions, so the two cannot
-disagree; ``docs/hooks.py`` adds the page at build time and ``tests/test_docs.py`` checks it
-against the command's own flags.
+disagree. ``python docs/settings_page.py`` writes it to ``docs/settings.md`` (a file, so its
+links work on a checkout and a forge too); ``tests/test_docs.py`` checks that file is what this
+writes, and the page against the command's own flags.
 
 >>> "| `total_steps` |" in markdown()
 True
@@ -13,6 +14,7 @@ True
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from train.command import BACKENDS, settings_class
@@ -155,3 +157,10 @@ def markdown() -> str:
         out += [f"* **{b}**: `{old}` is `{new}`." for old, new in kind.RENAMED.items()]
         out += [f"* **{b}**: `{old}` is gone ({cell(why)})." for old, why in kind.REMOVED.items()]
     return "\n".join(out) + "\n"
+
+
+PAGE = Path(__file__).resolve().parent / "settings.md"
+
+if __name__ == "__main__":   # python docs/settings_page.py: write docs/settings.md anew
+    PAGE.write_text(markdown(), encoding="utf-8")
+    print(f"wrote {PAGE}")

@@ -152,7 +152,6 @@ def test_the_navigation_shows_the_four_kinds():
         assert isinstance(sections.get(kind), list) and len(sections[kind]) >= 3, kind
     reference = [page for entry in sections["Reference"] for page in entry.values()]
     assert "settings.md" in reference
-    assert not (ROOT / "docs" / "settings.md").exists()   # generated, never written by hand
 
 
 # A page longer than this says why here; the rest are split by kind or by task.
@@ -258,6 +257,49 @@ def test_the_settings_page_is_built(site):
     text = " ".join(page(site, "settings").split())
     assert "Settings every backend has" in text and "`" not in text
     assert "num_env_runners" in text and "n_envs is n_games" in text
+
+
+def test_the_settings_file_is_what_the_settings_classes_write():
+    """``docs/settings.md`` is a file (its links, and the links to it, work on a checkout and
+    on a forge), written by ``python docs/settings_page.py`` from the settings classes: it is
+    exactly what that writes now."""
+    written = load("settings_page").markdown()
+    kept = (ROOT / "docs" / "settings.md").read_text(encoding="utf-8")
+    assert kept == written, ("docs/settings.md is not what the settings classes say: "
+                             "run .venv/bin/python docs/settings_page.py")
+
+
+def _links(text: str) -> list[str]:
+    """The targets of a Markdown text's inline links and images and its link definitions,
+    outside code blocks."""
+    text = re.sub(r"^```.*?^```", "", text, flags=re.S | re.M)
+    return (re.findall(r"\]\(\s*([^)\s]+)", text)
+            + re.findall(r"^\[[^\]]+\]:\s*(\S+)", text, re.M))
+
+
+def test_every_link_of_the_pages_works_on_a_checkout():
+    """55 links of the pages pointed at ``results/...`` or ``settings.md``, which were there
+    only in the built site: on a checkout or a forge they led nowhere. Every relative link of
+    every page (and the README's) names a file or folder of the tree; the site gets the
+    results' ones rewritten by ``docs/hooks.py`` (the build with warnings as errors, above,
+    checks they work there)."""
+    pages = [*(ROOT / "docs").rglob("*.md"), ROOT / "README.md"]
+    broken = []
+    for path in pages:
+        for target in _links(path.read_text(encoding="utf-8")):
+            if re.match(r"[a-z]+:|#", target):   # an address, or a place on the same page
+                continue
+            if not (path.parent / target.split("#")[0]).exists():
+                broken.append(f"{path.relative_to(ROOT)}: {target}")
+    assert broken == []
+    links = [t for p in pages if p.parent.name == "docs" for t in _links(p.read_text())]
+    assert sum(t.startswith("../results/") for t in links) >= 40
+    assert "settings.md" in links
+
+
+def test_the_hook_makes_the_trees_results_links_the_sites():
+    require_docs()
+    assert doctest.testmod(load("hooks")).failed == 0
 
 
 def test_settings_page_doctests():
