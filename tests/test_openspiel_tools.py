@@ -127,3 +127,62 @@ def test_an_observer_kind_refused_is_named_in_words(public, private, words):
     with pytest.raises(ValueError, match="take no parameters, got {'x': 1}"):
         game.make_py_observer(kind(True, "SINGLE_PLAYER"), {"x": 1})
     assert game.make_observer({}) is not None           # the default kind, params first
+
+
+# ---------------------------------------------------------------------- chance and length
+def test_chance_outcomes_off_a_chance_node_is_a_clear_error():
+    state = pyspiel.load_game("python_cribenv(dealer=0)").new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[-1][0])
+    with pytest.raises(ValueError, match="for chance nodes; this state is seat 1's decision"):
+        state.chance_outcomes()
+
+
+@pytest.mark.parametrize("spec", ["python_cribenv", "python_cribenv(players=3,target=61)",
+                                  "python_cribenv(players=4)",
+                                  "python_cribenv(players=3,dealer=2,scores=100:0:119)"])
+def test_always_the_first_outcome_and_the_first_card_ends_within_the_bounds(spec):
+    """The cut used to tie for ever when chance always gave its first card (every seat cut an
+    ace); now the game ends, and max_move_number (decisions plus draws) bounds it."""
+    game = pyspiel.load_game(spec)
+    state = game.new_initial_state()
+    draws = decisions = 0
+    while not state.is_terminal() and state.move_number() <= game.max_move_number():
+        if state.is_chance_node():
+            state.apply_action(state.chance_outcomes()[0][0])
+            draws += 1
+        else:
+            state.apply_action(state.legal_actions()[0])
+            decisions += 1
+    assert state.is_terminal() and state.move_number() == draws + decisions
+    assert decisions <= game.max_game_length() and draws <= game.max_chance_nodes_in_history()
+    assert game.max_move_number() == game.max_game_length() + game.max_chance_nodes_in_history()
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_cut_never_ties_and_the_first_dealer_is_uniform(players):
+    """Exactly, over the whole cut: the outcomes of each cut node grouped by rank (the cards of
+    a rank are alike here), each seat deals with probability 1 / players, as the engine's cut
+    with ties cut again gives by symmetry; the cut is one card a seat and never a rank twice."""
+    game = pyspiel.load_game("python_cribenv", {"players": players})
+    dealer = [0.0] * players
+
+    def walk(state, p: float) -> None:
+        if state.game.chance_due != "cut":
+            assert state.move_number() == players
+            dealer[state.game.dealer] += p
+            return
+        by_rank: dict[int, list[tuple[int, float]]] = {}
+        for card, q in state.chance_outcomes():
+            by_rank.setdefault(card // 4, []).append((card, q))
+        cut = {a // 4 for a in state.history()}
+        assert not cut & set(by_rank) and len(by_rank) == 13 - len(cut)
+        for outcomes in by_rank.values():
+            walk(state.child(outcomes[0][0]), p * sum(q for _, q in outcomes))
+
+    walk(game.new_initial_state(), 1.0)
+    assert dealer == pytest.approx([1 / players] * players, abs=1e-12)
+    state = game.new_initial_state().child(0)                 # AC cut: no other ace now
+    with pytest.raises(ValueError, match="AD cannot be cut: a card of its rank is cut"):
+        state.apply_action(1)
+    assert state.history() == [0]

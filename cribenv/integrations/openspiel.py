@@ -20,9 +20,14 @@ Parameters         ``players`` 2, 3 or 4 (partners 0 & 2 against 1 & 3); ``targe
                    (the first dealer; -1, the default, cuts for it), ``scores`` (``"30:41"``,
                    one per side) and ``hand_number``.
 Chance             Every draw is uniform over the cards left, one card a node, action = card id:
-                   the cut for first deal (each seat cuts from a full deck in seat order; ties
-                   for lowest cut again), each deal (one card at a time from the dealer's left,
-                   then with 3 players one to the crib), each starter (after the discards).
+                   the cut for first deal (each seat in seat order cuts a card of a rank not
+                   cut yet, so it never ties; the lowest deals: the first dealer is uniform
+                   over the seats, as when ties cut again), each deal (one card at a time from
+                   the dealer's left, then with 3 players one to the crib), each starter (after
+                   the discards). ``chance_outcomes()`` off a chance node is a ValueError.
+Length             ``max_game_length`` bounds the decisions and
+                   ``max_chance_nodes_in_history`` the draws, so ``max_move_number`` bounds a
+                   game: each hand scores at least the last card's point.
 Actions            The 52 card ids (:mod:`cribenv.cards`), as the env: a discard or a card to
                    lay. Forced Go passes are the engine's; a seat acts only with a card to lay.
 Information state  A seat's :class:`~cribenv.game.PlayerView`: its cards, what was laid, the
@@ -122,13 +127,22 @@ class CribbageGame(pyspiel.Game):
         self.hand_number = params["hand_number"]
         top = 3.0 if self.skunks else 1.0
         # each hand scores at least one point (the last card), so a game lasts at most
-        # sides * (target - 1) + 1 hands; a seat decides 1 or 2 discards and 4 plays a hand
+        # sides * (target - 1) + 1 hands; a seat decides 1 or 2 discards and 4 plays a hand;
+        # chance deals every card of a hand (and with 3 players one to the crib) and turns
+        # the starter, and the cut is one card a seat (no ties: see chance_outcomes)
         hands = sides * (target - 1) + 1
+        self._max_chance_nodes = (n if self.first_dealer is None else 0) + hands * (
+            n * self.rules.hand_size + (n == 3) + 1)
         info = pyspiel.GameInfo(
             num_distinct_actions=52, max_chance_outcomes=52, num_players=n,
             min_utility=-top, max_utility=top, utility_sum=0.0,
             max_game_length=hands * n * (self.rules.discards_per_player + 4))
         super().__init__(_GAME_TYPE, info, params)
+
+    def max_chance_nodes_in_history(self) -> int:
+        """The most chance nodes a game passes (OpenSpiel's C++ reads it too: with
+        ``max_game_length``, the decisions, it makes ``max_move_number`` a true bound)."""
+        return self._max_chance_nodes
 
     def new_initial_state(self) -> CribbageState:
         """The game before its first draw: the cut (or, with ``dealer`` set, the deal)."""
@@ -199,13 +213,33 @@ class CribbageState(pyspiel.State):
         return game.legal_actions() if player == game.current_player else []
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        cards = self._engine.game.chance_cards()
+        """The draws of a chance node, each equally likely: the cards left, and at the cut for
+        first deal the cards of a rank no seat has cut yet (so the cut never ties: each seat
+        cuts once, the lowest deals; the first dealer is uniform over the seats, as when ties
+        cut again). A ValueError off chance nodes, as OpenSpiel's games refuse."""
+        game = self._engine.game
+        if game.chance_due is None:
+            who = "the end of the game" if game.is_over else \
+                f"seat {game.current_player}'s decision"
+            raise ValueError(f"{GAME_NAME}: chance_outcomes() is for chance nodes; this "
+                             f"state is {who} (is_chance_node() is False)")
+        cards = game.chance_cards()
+        if game.chance_due == "cut":
+            cut = self._cut_ranks()
+            cards = [c for c in cards if C.rank(c) not in cut]
         p = 1.0 / len(cards)
         return [(c, p) for c in cards]
+
+    def _cut_ranks(self) -> set[int]:
+        """The ranks cut so far (the cut is the game's first draws, one round)."""
+        return {C.rank(c) for c in self.history()[:self._engine.moves]}
 
     def _apply_action(self, action: int) -> None:
         engine = self._engine
         game = engine.game
+        if game.chance_due == "cut" and 0 <= action < 52 and C.rank(action) in self._cut_ranks():
+            raise ValueError(f"{GAME_NAME}: {C.to_str(action)} cannot be cut: a card of its "
+                             "rank is cut already (the cut has no ties here)")
         if game.chance_due is not None:
             game.draw(int(action))
         else:
