@@ -378,3 +378,31 @@ def test_the_command_line_page_lists_every_command():
     table = text.split("| command | what it does |", 1)[1].split("\n\n", 1)[0]
     rows = re.findall(r"^\| `cribenv ([\w-]+)", table, re.M)
     assert set(rows) == set(COMMANDS), set(COMMANDS) ^ set(rows)
+
+
+def test_from_scratch_opens_with_the_two_strongest():
+    """The page opened with dense prose, and gave four figures for `ppo:scratch-exit` against
+    expert: it opens with a box (a quote) naming the strongest network alone and the strongest
+    agent with search, one figure and one command each; each figure is a measured one of
+    ``results/from-rules/``, and each command parses."""
+    import argparse
+    import shlex
+
+    from cribenv.cli import COMMANDS, load_command
+
+    text = (ROOT / "docs" / "from-scratch.md").read_text(encoding="utf-8")
+    lines = text.split("\n\n", 1)[1].splitlines()
+    box = " ".join(line[1:].strip() for line in lines[:lines.index("")] if line.startswith(">"))
+    parts = re.split(r"\*\*The strongest ", box)[1:]
+    assert [p.split("**")[0] for p in parts] == ["network alone", "agent with search"]
+    measured = " ".join((ROOT / "results" / "from-rules" / "README.md").read_text().split())
+    for part in parts:
+        figures = re.findall(r"\*\*(\d+\.\d+)% \[(\d+\.\d+), (\d+\.\d+)\]\*\*", part)
+        assert len(figures) == 1, part
+        assert "{} [{}, {}]".format(*figures[0]) in measured.replace("%", ""), figures
+        commands = re.findall(r"`cribenv ([^`]+)`", part)
+        assert len(commands) == 1, part
+        args = shlex.split(commands[0])
+        parser = argparse.ArgumentParser(prog=f"cribenv {args[0]}", exit_on_error=False)
+        load_command(COMMANDS[args[0]][0]).configure(parser)
+        parser.parse_args(args[1:])
