@@ -215,7 +215,7 @@ def rollout_evaluator(n_rollouts: int, random_state: np.random.RandomState) -> A
     >>> import pyspiel, cribenv.integrations.openspiel
     >>> state = pyspiel.load_game("python_cribenv(target=61)").new_initial_state()
     >>> [float(v) for v in rollout_evaluator(50, np.random.RandomState(0)).evaluate(state)]
-    [-0.28, 0.28]
+    [-0.16, 0.16]
     """
     from open_spiel.python.algorithms import mcts
 
