@@ -50,6 +50,7 @@ your own network's hands).
 from __future__ import annotations
 
 from pathlib import Path
+from time import monotonic
 from typing import Any
 
 import numpy as np
@@ -71,6 +72,9 @@ MAX_PLAYOUTS = 1_000_000
 DEFAULT_MARGIN = 0.0
 #: Deals drawn for each one kept: the kept ones are resampled from them by their likelihood.
 DRAWS = 8
+#: With a time limit, a decision's deals are searched in this many batches, the limit checked
+#: before each (:meth:`SearchAgent.choose`).
+DEADLINE_BATCHES = 8
 #: The throws' model: the softmax of each throw's average hand and crib points at this
 #: temperature (points).
 DISCARD_TEMPERATURE = 0.5
@@ -163,6 +167,15 @@ class SearchAgent(ViewAgent):
     ``last`` describes the last decision: ``rows`` (playouts run, 0 where the base decided
     alone), and where it searched ``cards``, ``values`` (the mean chances to win), ``base``
     and ``card``.
+
+    A time limit, for an interactive table alone (``cribenv serve``): ``time_budget_s``
+    (seconds a decision) and :attr:`deadline` (a :func:`time.monotonic` instant the caller
+    sets, e.g. the web table for the bots' whole turn) stop the search at whichever comes
+    first: the deals are then searched in :data:`DEADLINE_BATCHES` batches, the time checked
+    before each, and it plays the best card of the batches done (the base's card, with
+    ``last["late"]``, when none could start). A limit makes a decision depend on the
+    machine's speed and load; tournaments, training and a seeded game to be played again
+    use none: without both, the search is the same as ever, deterministic under the seed.
     """
 
     asks_forced = False
@@ -170,9 +183,16 @@ class SearchAgent(ViewAgent):
     def __init__(self, base: str, seed: int | None = None,
                  playouts: int = DEFAULT_PLAYOUTS, margin: float = DEFAULT_MARGIN,
                  models: str = "heuristic", table: str | Path | None = None,
-                 name: str | None = None) -> None:
+                 name: str | None = None, time_budget_s: float | None = None) -> None:
         super().__init__(seed)
         check_options(playouts, margin, models, table)
+        if time_budget_s is not None and not (isinstance(time_budget_s, (int, float))
+                                              and 0 < time_budget_s < float("inf")):
+            raise ValueError(f"search time_budget_s must be a number of seconds > 0, got "
+                             f"{time_budget_s!r}")
+        self.time_budget_s = time_budget_s
+        #: a time.monotonic() instant by which a decision stops searching (None: no limit)
+        self.deadline: float | None = None
         #: the win-probability table the ends are valued by
         self.table = Path(table) if table is not None else \
             SCRATCH_TABLE_FILE if models == "own" else TABLE_FILE
@@ -193,11 +213,18 @@ class SearchAgent(ViewAgent):
             reset()
 
     def choose(self, view: PlayerView, legal: list[int]) -> int:
+        limit = self._limit()
         base_card = int(self.base.choose(view, legal))
         self.last = {"rows": 0}
         if view.phase is not Phase.PLAY or view.target not in TARGETS or len(legal) < 2:
             return base_card
-        values = self._values(view, legal)            # (cards, D)
+        if limit is None:
+            values = self._values(view, legal)            # (cards, D)
+        else:
+            values = self._values_until(view, legal, limit)
+            if values is None:   # no time for a batch: the base's card
+                self.last = {"rows": 0, "late": True}
+                return base_card
         mean = values.mean(1)
         best = int(np.argmax(mean))
         ref = legal.index(base_card)
@@ -212,9 +239,31 @@ class SearchAgent(ViewAgent):
         """``num`` deals of what the seat has not seen (an oracle would override this)."""
         return sample_hidden(view, self.rng, num)
 
-    def _values(self, view: PlayerView, legal: list[int]) -> np.ndarray:
+    def _limit(self) -> float | None:
+        """The instant this decision stops searching (None: no time limit)."""
+        ends = [t for t in (self.deadline, None if self.time_budget_s is None
+                            else monotonic() + self.time_budget_s) if t is not None]
+        return min(ends) if ends else None
+
+    def _values_until(self, view: PlayerView, legal: list[int],
+                      limit: float) -> np.ndarray | None:
+        """:meth:`_values` in :data:`DEADLINE_BATCHES` batches of deals while
+        ``monotonic()`` is before ``limit``: the batches done (None if none)."""
+        deals = max(2, self.playouts // len(legal))
+        sizes = [len(b) for b in np.array_split(np.arange(deals),
+                                                max(1, min(DEADLINE_BATCHES, deals // 2)))]
+        done = []
+        for size in sizes:
+            if monotonic() >= limit:
+                break
+            done.append(self._values(view, legal, size))
+        return np.concatenate(done, axis=1) if done else None
+
+    def _values(self, view: PlayerView, legal: list[int],
+                deals: int | None = None) -> np.ndarray:
         """``(cards, D)`` chances to win after each legal card, on ``D`` paired deals (drawn
-        by their likelihood, so each counts alike)."""
+        by their likelihood, so each counts alike; ``D = deals``, by default the playouts
+        shared by the cards)."""
         from agents.search.playouts import (
             discard_likelihood,
             from_view,
@@ -225,7 +274,8 @@ class SearchAgent(ViewAgent):
         )
 
         n_cards = len(legal)
-        deals = max(2, self.playouts // n_cards)
+        if deals is None:
+            deals = max(2, self.playouts // n_cards)
         drawn = deals * DRAWS
         hidden = self._deals(view, drawn)
         rules = Rules(num_players=view.num_players, target=view.target)
