@@ -38,7 +38,7 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 from webtable.opponents import PRODIGY
 from webtable.replay import MAX_RECORD_BYTES, Replay
 from webtable.routes import api, game_pages, lobby, replay_pages
-from webtable.server import MAX_BODY, MAX_REPLAYS_BYTES, Server, cross_site, error
+from webtable.server import MAX_BODY, MAX_REPLAYS_BYTES, THINK_S, Server, cross_site, error
 
 __all__ = ["BUILT_IN_BOTS", "create_app"]
 
@@ -60,7 +60,8 @@ def create_app(bots: Mapping[str, str] | None = None, *, ttl_s: float = 6 * 3600
                db: str | os.PathLike[str] | None = None,
                max_replay_bytes: int = MAX_RECORD_BYTES,
                max_replays_bytes: int = MAX_REPLAYS_BYTES,
-               new_seed: Callable[[], int] | None = None) -> FastAPI:
+               new_seed: Callable[[], int] | None = None,
+               think_s: float | None = THINK_S, bot_threads: int | None = None) -> FastAPI:
     """The app. ``bots``: name -> agent spec (default :data:`BUILT_IN_BOTS`); ``replays``:
     recorded games listed in the lobby; ``tournament_db``: a tournament database whose games
     the lobby lists; ``allowed_hosts``: the only ``Host`` headers served (``cribenv serve`` on
@@ -70,10 +71,12 @@ def create_app(bots: Mapping[str, str] | None = None, *, ttl_s: float = 6 * 3600
     ``max_replays_bytes``: the largest replay record, and all the replays held together;
     ``new_seed``: the seed of a new game whose request names none (default: drawn from the
     system's randomness; ``app.state.new_seed`` can be swapped, as the browser tests do to play
-    the same deals on every machine)."""
+    the same deals on every machine); ``think_s`` and ``bot_threads``: the bots' time to
+    move and the threads they think in (:class:`~webtable.server.Server`)."""
     server = Server(BUILT_IN_BOTS if bots is None else bots, ttl_s=ttl_s,
                     max_games=max_games, replays=replays, tournament_db=tournament_db, db=db,
-                    max_replay_bytes=max_replay_bytes, max_replays_bytes=max_replays_bytes)
+                    max_replay_bytes=max_replay_bytes, max_replays_bytes=max_replays_bytes,
+                    think_s=think_s, bot_threads=bot_threads)
     app = FastAPI(title="cribenv table", docs_url=None, redoc_url=None, openapi_url=None)
     app.state.server = server
     app.state.games = server.games

@@ -12,6 +12,7 @@ from cribenv.checks import int_arg, int_range_arg
 __all__ = ["configure", "parse_bots", "run"]
 
 MAX_TTL_MINUTES = 525_600   # a year
+MAX_THINK_S = 600
 
 
 def ttl_minutes(text: str) -> float:
@@ -31,6 +32,27 @@ def ttl_minutes(text: str) -> float:
     if not 0 < value <= MAX_TTL_MINUTES:   # NaN fails it too
         raise argparse.ArgumentTypeError(f"expected minutes, more than 0 and at most "
                                          f"{MAX_TTL_MINUTES} (a year), got {text!r}")
+    return value
+
+
+def think_seconds(text: str) -> float:
+    """``--think-time``: seconds, more than 0 and at most 600 (argparse's usage error
+    otherwise).
+
+    >>> think_seconds("0.5")
+    0.5
+    >>> think_seconds("0")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: expected seconds, more than 0 and at most 600, got '0'
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value <= MAX_THINK_S:   # NaN fails it too
+        raise argparse.ArgumentTypeError(f"expected seconds, more than 0 and at most "
+                                         f"{MAX_THINK_S}, got {text!r}")
     return value
 
 
@@ -65,6 +87,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-games", type=int_arg(1), default=1000,
                         help="games held at once (default %(default)s); when full, finished "
                              "games and then those idle longest make room for a new one")
+    parser.add_argument("--think-time", type=think_seconds, default=1.0, metavar="SECONDS",
+                        help="a searching bot plays its best card so far this many seconds "
+                             "after your move reached the server, its wait for a free thread "
+                             "included (default 1; more: stronger but slower under load)")
+    parser.add_argument("--bot-threads", type=int_range_arg(1, 256), default=None,
+                        metavar="N", help="bots thinking at once, 1 to 256 (default: one a "
+                                          "CPU); other moves wait their turn, so memory stays "
+                                          "bounded however many play")
     parser.add_argument("--db", metavar="PATH",
                         help="the SQLite file that keeps the games in progress, so a restart "
                              "loses none (default: ~/.local/state/cribenv/web-games.sqlite, "
@@ -134,7 +164,8 @@ def run(args: argparse.Namespace) -> int:
     db = args.db or default_db_path()
     app = create_app(bots, ttl_s=args.ttl * 60, max_games=args.max_games, replays=replays,
                      tournament_db=args.tournament_db, db=db,
-                     allowed_hosts=["127.0.0.1", "localhost", "[::1]"] if local else None)
+                     allowed_hosts=["127.0.0.1", "localhost", "[::1]"] if local else None,
+                     think_s=args.think_time, bot_threads=args.bot_threads)
     if str(db) != ":memory:":
         print(f"cribenv serve: games kept in {db} ({len(app.state.saved)} from before)",
               file=sys.stderr)

@@ -7,10 +7,13 @@ replays held, the database) and the handling of a request's body, its origin and
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -25,11 +28,13 @@ from webtable.sessions import Store, UnknownItemError
 from webtable.table import MoveError, Table
 from webtable.views import lobby_html
 
-__all__ = ["MAX_BODY", "MAX_REPLAYS_BYTES", "Refused", "Server", "cross_site", "error",
-           "in_thread", "read_body", "read_json", "server"]
+__all__ = ["MAX_BODY", "MAX_REPLAYS_BYTES", "THINK_S", "Refused", "Server", "cross_site",
+           "error", "in_thread", "read_body", "read_json", "server"]
 
 MAX_BODY = 512 * 1024   # a game record is a few kB
 MAX_REPLAYS_BYTES = 16 * 1024 * 1024   # all the replays held at once (as JSON)
+#: Seconds from a move's arrival by which the bots' searches stop (waiting included).
+THINK_S = 1.0
 log = logging.getLogger("webtable.app")   # the server's log, whichever module writes it
 
 
@@ -49,14 +54,30 @@ class Server:
     """The state behind the routes. ``bots``: label -> agent spec, fixed when the server
     starts; ``replays``: recorded games listed in the lobby; ``tournament_db``: a tournament
     database whose games the lobby lists; ``db``: the SQLite file that keeps the games across
-    restarts (``None``: memory only). See :func:`webtable.app.create_app`."""
+    restarts (``None``: memory only). See :func:`webtable.app.create_app`.
+
+    The bots think in a pool of ``bot_threads`` threads (default: one a CPU): a move waits
+    its turn there, so a busy table runs that many bots' turns at once and no more, and
+    its memory stays that of ``bot_threads`` searches however many people play
+    (:meth:`think`). ``think_s``: a searching bot plays its best card so far once this many
+    seconds have passed since the move arrived, its wait in the pool included (``None``:
+    no limit, the search as in a tournament)."""
 
     def __init__(self, bots: Mapping[str, str], *, ttl_s: float, max_games: int,
                  replays: Sequence[Replay] = (), tournament_db: str | None = None,
                  db: str | os.PathLike[str] | None = None,
                  max_replay_bytes: int = MAX_RECORD_BYTES,
-                 max_replays_bytes: int = MAX_REPLAYS_BYTES) -> None:
+                 max_replays_bytes: int = MAX_REPLAYS_BYTES,
+                 think_s: float | None = THINK_S, bot_threads: int | None = None) -> None:
         self.bots = dict(bots)
+        if think_s is not None and not 0 < think_s < float("inf"):
+            raise ValueError(f"think_s must be a number of seconds > 0, got {think_s!r}")
+        bot_threads = bot_threads or len(os.sched_getaffinity(0))
+        if bot_threads < 1:
+            raise ValueError(f"bot_threads must be at least 1, got {bot_threads!r}")
+        self.think_s = think_s
+        self.bot_threads = bot_threads
+        self.pool = ThreadPoolExecutor(bot_threads, thread_name_prefix="cribenv-bots")
         if not self.bots:
             raise ValueError("the server needs at least one bot")
         if max_replays_bytes < max_replay_bytes:
@@ -160,6 +181,17 @@ class Server:
                 return table, table.game_record()
             except MoveError as exc:
                 raise Refused(409, str(exc)) from None
+
+    def deadline(self, arrived: float) -> float | None:
+        """When the bots' searches stop for a move that arrived at ``arrived``
+        (:func:`time.monotonic`)."""
+        return None if self.think_s is None else arrived + self.think_s
+
+    async def think(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """Run ``fn`` (a move, the bots' turn after it, a review) in the bots' pool, waiting
+        its turn without holding a thread."""
+        return await asyncio.get_running_loop().run_in_executor(
+            self.pool, partial(fn, *args, **kwargs))
 
     # ------------------------------------------------------------------ the lobby
     def lobby(self, settings: dict[str, Any] | None = None, open_about: bool = False) -> str:

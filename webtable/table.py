@@ -66,6 +66,23 @@ class StaleMoveError(MoveError):
     """A move made for an earlier position (a double click, a replayed request, an old page)."""
 
 
+class _Recorded:
+    """A bot's cards as a table's record has them (:meth:`Table.from_record` plays a search
+    with a time limit this way: its choices depended on the machine's speed)."""
+
+    asks_forced = False
+    name = "recorded"
+
+    def __init__(self, game: Game, actions: list[str]) -> None:
+        self.game, self.actions = game, actions
+
+    def choose(self, view: PlayerView, legal: list[int]) -> int:
+        move = len(self.game.actions)
+        if move >= len(self.actions):
+            raise ValueError(f"the record has no move {move}")
+        return C.parse(self.actions[move])
+
+
 class Table:
     """A person in seat ``human`` against ``bot`` (a name or a factory ``seed -> bot``) in the
     other seats; ``bot_label`` is the name the server offers it under (the bot's spec by
@@ -142,6 +159,9 @@ class Table:
             table = cls(Rules(**record["rules"]), bot=record["bot"], human=record["human"],
                         seed=record["seed"], advice=record["advice"],
                         bot_label=record["bot_label"], bot_name=record.get("bot_name"))
+            timed = {s: p for s, p in enumerate(table.players) if hasattr(p, "deadline")}
+            for s in timed:   # a search with a time limit chose by the machine's speed
+                table.players[s] = _Recorded(table.game, list(record["actions"]))
             forfeit = record.get("forfeit")
             if forfeit is not None:
                 if not isinstance(forfeit, dict) or not isinstance(record["actions"], list):
@@ -158,6 +178,8 @@ class Table:
                 table._forfeit(forfeit)
             if table.ended is not None and isinstance(record.get("ended"), int | float):
                 table.ended = float(record["ended"])   # when it ended, not when restored
+            for s, player in timed.items():   # asked from here on
+                table.players[s] = player
         except (KeyError, TypeError) as exc:
             raise ValueError(f"a damaged table record ({type(exc).__name__}: {exc})") from None
         if [C.to_str(a) for a in table.game.actions] != record["actions"]:
@@ -235,13 +257,15 @@ class Table:
         return []
 
     def act(self, seq: int, cards: Sequence[str | int] = (), action: str = "cards",
-            claims: dict[str, int] | None = None) -> Table:
+            claims: dict[str, int] | None = None, deadline: float | None = None) -> Table:
         """Apply the person's move made at move number ``seq``: ``action="cards"`` lays
         ``cards`` (the throw in the discard, one card in the play), ``action="next"`` moves
         on from the cut or the show, ``action="count"`` (Muggins, stage ``count``) gives the
         person's count of their hand and crib in ``claims``. With Muggins a card in the play
         comes with ``claims`` too (:attr:`claims_due`: what the card pegs, ``"play"``). A
         claim is final and checked only for its form (a whole number), never for its value.
+        ``deadline`` (a :func:`time.monotonic` instant): a searching bot plays its best card
+        so far when it comes (:class:`agents.search.SearchAgent`), for the bots' whole turn.
         Raises :class:`MoveError` (game unchanged) otherwise."""
         with self.lock:
             if not isinstance(seq, int) or isinstance(seq, bool):
@@ -269,7 +293,7 @@ class Table:
                 if action == "cards" else []
             self.moves.append((action, laid, dict(claims or {})))
             self.seq += 1
-            self._advance()
+            self._advance(deadline)
             return self
 
     def _lay(self, cards: list[str | int], claims: dict[str, Any]) -> None:
@@ -377,9 +401,10 @@ class Table:
         return {"seat": seat, "agent": self.bot_label, "kind": kind,
                 "detail": detail if len(detail) <= 500 else detail[:497] + "..."}
 
-    def _advance(self) -> None:
+    def _advance(self, deadline: float | None = None) -> None:
         """Let the bots play until the person decides, a hand ends or the game is over; a bot
-        that cannot go on forfeits (:meth:`_forfeit`)."""
+        that cannot go on forfeits (:meth:`_forfeit`); a searching bot stops at ``deadline``
+        (:meth:`act`)."""
         if self.stage != "bots":
             return
         game = self.game
@@ -391,7 +416,10 @@ class Table:
 
         if at_forfeit(game):
             return   # not even a word to the bots (a bot that cannot start fails at once)
+        timed = [p for p in self.players if hasattr(p, "deadline")]
         try:
+            for p in timed:
+                p.deadline = deadline
             run_game(game, self.players, until=lambda g: g.current_player == self.human
                      or g.hand_number != hand or at_forfeit(g))
         except Exception as exc:   # whatever a bot raises, the game ends in words
@@ -401,6 +429,9 @@ class Table:
                 log.exception("cribenv serve: %s failed and forfeits", self.bot_label)
             self._forfeit(self._failure(exc))
             return
+        finally:
+            for p in timed:
+                p.deadline = None
         if at_forfeit(game) and not game.is_over and game.current_player != self.human:
             return
         if game.is_over or game.hand_number != hand:

@@ -458,6 +458,8 @@ def table_html(table: Table, key: str) -> str:
             f'{_board(game, sides)}'
             f'<div class="main"><div class="centre">{felt}'
             f'<p class="prompt" role="status">{escape(prompt)}</p>{peg_call if current else ""}'
+            f'<p class="thinking" id="thinking" role="status" hidden>'
+            f'{escape(table.bot_name)} is thinking…</p>'
             f'<p class="error" role="alert" id="error"></p></div>'
             f'<aside><details class="drawer" open><summary>'
             f'{"Advice and the log" if table.advice_on else "The log"}</summary>'

@@ -5,6 +5,7 @@ answers the game's :func:`state`, with the table's HTML for the page to swap in.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -65,6 +66,7 @@ def game_state(key: str, request: Request) -> JSONResponse:
 
 @router.post("/api/games/{key}/move")
 async def move(key: str, request: Request) -> JSONResponse:
+    arrived = time.monotonic()
     body = await read_json(request)
     if isinstance(body, JSONResponse):
         return body
@@ -82,8 +84,8 @@ async def move(key: str, request: Request) -> JSONResponse:
         return error(400, f"claims must be an object like {{\"hand\": 8}}, got "
                           f"{str(claims)[:60]}")
     try:
-        await in_thread(table.act, body.get("seq"), cards, body.get("action", "cards"),
-                        claims)
+        await srv.think(table.act, body.get("seq"), cards, body.get("action", "cards"),
+                        claims, deadline=srv.deadline(arrived))
     except StaleMoveError as exc:
         return error(409, str(exc))
     except MoveError as exc:

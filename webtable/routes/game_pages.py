@@ -93,7 +93,7 @@ async def game_review(key: str, request: Request) -> HTMLResponse:
         return HTMLResponse(page("Review", f'<p class="error">{escape(why)}</p>'
                                  f"{back}"), status_code=exc.status)
     try:   # the first request works it out (about a second), the next ones read it
-        review = await in_thread(table.game_review)
+        review = await server(request).think(table.game_review)
     except ValueError as exc:   # said, not a 500 page, should a saved game not replay
         return HTMLResponse(page("Review", f'<p class="error">{escape(str(exc))}</p>'),
                             status_code=500)

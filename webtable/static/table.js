@@ -11,10 +11,17 @@ function showError(message) {
 
 let busy = false;
 
-async function send(url, body) {
+// While the bots think (a busy server answers in a second or two) the table says so.
+function showThinking(on) {
+  const el = document.getElementById("thinking");
+  if (el) el.hidden = !on;
+}
+
+async function send(url, body, bots) {
   if (busy) return;            // one request at a time; the server refuses doubles anyway
   busy = true;
   document.body.classList.add("busy");
+  const thinking = bots ? setTimeout(() => showThinking(true), 250) : null;
   try {
     const response = await fetch(url, {
       method: "POST",
@@ -37,6 +44,8 @@ async function send(url, body) {
   } catch (err) {
     showError("the server cannot be reached: " + err);
   } finally {
+    clearTimeout(thinking);
+    showThinking(false);
     busy = false;
     document.body.classList.remove("busy");
   }
@@ -98,7 +107,7 @@ function walkPegs(fronts) {
 function move(body) {
   const t = tableEl();
   body.seq = Number(t.dataset.seq);
-  return send("/api/games/" + encodeURIComponent(t.dataset.game) + "/move", body);
+  return send("/api/games/" + encodeURIComponent(t.dataset.game) + "/move", body, true);
 }
 
 function newGame() {
