@@ -36,6 +36,13 @@ Information state  A seat's :class:`~cribenv.game.PlayerView`: its cards, what w
                    recall within the hand (the order of a seat's own draws and discards aside,
                    which changes nothing); earlier hands reach the future only through the
                    scores and the dealer, which it holds. The observation is the same view.
+                   Observers (:class:`CribbageObserver`) of the public information alone and
+                   of a seat's private cards alone split it, as OpenSpiel's playthrough asks.
+Serialisation      A state is its action history, one action a line; it is read back only so
+                   (replayed, each action checked legal). Importing this module puts
+                   :func:`serialize_game_and_state` and :func:`deserialize_game_and_state` in
+                   ``pyspiel`` for OpenSpiel's: those would pickle the Python state, and
+                   unpickle whatever a crafted text holds.
 Returns            At the end, the env's ``reward="win"``: the winning side's seats get its game
                    points, the losing sides share minus that (zero-sum); 0 before the end.
 =================  ================================================================================
@@ -43,6 +50,13 @@ Returns            At the end, the env's ``reward="win"``: the winning side's se
 :meth:`CribbageState.resample_from_infostate` deals the cards a seat has not seen anew with
 :func:`cribenv.positions.sample_hidden` and replays the hand from its deal, so the state it
 returns is a state of the same game with the same information state for that seat.
+:class:`ISMCTSBot` is OpenSpiel's information-set MCTS bot with ``restart_at``, which OpenSpiel's
+``evaluate_bots`` needs.
+
+OpenSpiel's C++ code that serializes a state itself (``pyspiel.random_sim_test(...,
+serialize=True)``) still writes and reads OpenSpiel's pickled form: that reader cannot be
+replaced from Python, so never hand C++ code (or a reference to OpenSpiel's
+``deserialize_game_and_state`` taken before this import) a serialized state you did not write.
 """
 
 from __future__ import annotations
@@ -66,7 +80,8 @@ from cribenv.positions import Hidden, sample_hidden
 from cribenv.rules import deal_order, side_count, win_reward
 
 __all__ = ["GAME_NAME", "PRIVATE_BLOCKS", "CribbageGame", "CribbageState", "CribbageObserver",
-           "ISMCTSBot", "observer_kind", "position_state", "view_string"]
+           "ISMCTSBot", "deserialize_game_and_state", "observer_kind", "position_state",
+           "serialize_game_and_state", "view_string"]
 
 GAME_NAME = "python_cribenv"
 _DEFAULTS = {"players": 2, "target": 121, "skunks": True, "dealer": -1, "scores": "",
