@@ -23,13 +23,14 @@ Spelling: ``openspiel:ALGO`` with an optional ``?`` query of the settings below,
 ``openspiel:ismcts?simulations=1000&uct_c=2&seed=7``. Settings (their bounds are checked when
 the spec is read, a ValueError naming the value):
 
-``simulations`` (1..100,000, default 100) the search's iterations a decision; ``uct_c``
+``simulations`` (2..100,000, default 100) the search's iterations a decision; ``uct_c``
 (above 0, at most 100, default 2) the exploration constant; ``rollouts`` (1..100, default 1)
 random rollouts a leaf; ``seed`` (overrides ``make_agent``'s seed). ISMCTS: ``world_samples``
 (-1 for a new deal every simulation, the default, or 1..100,000 deals reused) and
 ``final_policy`` (``max_visit_count``, the default, ``normalized_visit_count`` or
-``max_value``). MCTS: ``worlds`` (1..1,000 and at most ``simulations``, default 1) and
-``solve`` (true, the default, or false: MCTS-Solver's proven values).
+``max_value``). MCTS: ``worlds`` (1..1,000 and at most half of ``simulations``: each
+world's search needs 2; default 1) and ``solve`` (true, the default, or false:
+MCTS-Solver's proven values).
 
     >>> from cribenv.game import Game
     >>> game = Game(seed=3)
@@ -48,21 +49,30 @@ import numpy as np
 from agents.base import ViewAgent, make_agent, register_agent  # noqa: F401 (the doctest)
 from cribenv.game import PlayerView
 
-__all__ = ["ALGORITHMS", "MAX_SIMULATIONS", "OpenSpielAgent", "parse_spec", "rollout_evaluator"]
+__all__ = ["ALGORITHMS", "MAX_SIMULATIONS", "MIN_SIMULATIONS", "OpenSpielAgent", "parse_spec",
+           "rollout_evaluator"]
 
 ALGORITHMS = ("ismcts", "mcts")
 MAX_SIMULATIONS = 100_000
-FINAL_POLICIES = ("max_visit_count", "normalized_visit_count", "max_value")
+#: The fewest simulations a search (and each of ``mcts``'s worlds) needs: OpenSpiel's first
+#: simulation only evaluates the root, the second is the first to try a card.
+MIN_SIMULATIONS = 2
+_WHY_TWO = "the first simulation only evaluates the root; a card is first tried by the second"
+#: ``final_policy`` -> the name of OpenSpiel's ``ISMCTSFinalPolicyType`` (it spells one
+#: ``NORMALIZED_VISITED_COUNT``)
+FINAL_POLICIES = {"max_visit_count": "MAX_VISIT_COUNT",
+                  "normalized_visit_count": "NORMALIZED_VISITED_COUNT", "max_value": "MAX_VALUE"}
 _COMMON = {"simulations": 100, "uct_c": 2.0, "rollouts": 1, "seed": None}
 DEFAULTS = {"ismcts": {**_COMMON, "world_samples": -1, "final_policy": "max_visit_count"},
             "mcts": {**_COMMON, "worlds": 1, "solve": True}}
 _SEED_MAX = 2**63 - 1
 
 
-def _whole(key: str, value: Any, low: int, high: int, also: tuple[int, ...] = ()) -> int:
+def _whole(key: str, value: Any, low: int, high: int, also: tuple[int, ...] = (),
+           why: str = "") -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) \
             or not (low <= value <= high or value in also):
-        extra = "".join(f" or {a}" for a in also)
+        extra = "".join(f" or {a}" for a in also) + (f" ({why})" if why else "")
         raise ValueError(f"openspiel {key} must be a whole number from {low:,} to {high:,}"
                          f"{extra}, got {value!r}")
     return int(value)
@@ -72,10 +82,10 @@ def check_options(algorithm: str, **options: Any) -> dict[str, Any]:
     """The settings of ``algorithm`` with their defaults, each checked against its bounds (a
     ValueError naming the setting and the value).
 
-    >>> check_options("ismcts", simulations=10**6)
+    >>> check_options("ismcts", simulations=10**6)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: openspiel simulations must be a whole number from 1 to 100,000, got 1000000
+    ValueError: openspiel simulations must be a whole number from 2 to 100,000 (...), got 1000000
     """
     if algorithm not in ALGORITHMS:
         raise ValueError(f"openspiel algorithm must be one of {', '.join(ALGORITHMS)}, got "
@@ -85,7 +95,8 @@ def check_options(algorithm: str, **options: Any) -> dict[str, Any]:
         raise ValueError(f"openspiel:{algorithm} has no setting {unknown[0]!r}; its settings "
                          f"are {', '.join(DEFAULTS[algorithm])}")
     out = {**DEFAULTS[algorithm], **options}
-    out["simulations"] = _whole("simulations", out["simulations"], 1, MAX_SIMULATIONS)
+    out["simulations"] = _whole("simulations", out["simulations"], MIN_SIMULATIONS,
+                                MAX_SIMULATIONS, why=_WHY_TWO)
     uct_c = out["uct_c"]
     if isinstance(uct_c, bool) or not isinstance(uct_c, (int, float, np.number)) \
             or not math.isfinite(uct_c) or not 0 < uct_c <= 100:
@@ -98,11 +109,14 @@ def check_options(algorithm: str, **options: Any) -> dict[str, Any]:
     if algorithm == "ismcts":
         out["world_samples"] = _whole("world_samples", out["world_samples"], 1,
                                       MAX_SIMULATIONS, also=(-1,))
-        if out["final_policy"] not in FINAL_POLICIES:
+        if not isinstance(out["final_policy"], str) or out["final_policy"] not in FINAL_POLICIES:
             raise ValueError(f"openspiel final_policy must be one of "
                              f"{', '.join(FINAL_POLICIES)}, got {out['final_policy']!r}")
     else:
-        out["worlds"] = _whole("worlds", out["worlds"], 1, min(1000, out["simulations"]))
+        out["worlds"] = _whole("worlds", out["worlds"], 1,
+                               min(1000, out["simulations"] // MIN_SIMULATIONS),
+                               why=f"each world's search needs {MIN_SIMULATIONS} of the "
+                                   f"{out['simulations']:,} simulations")
         if not isinstance(out["solve"], bool):
             raise ValueError(f"openspiel solve must be true or false, got {out['solve']!r}")
     return out
@@ -113,10 +127,10 @@ def parse_spec(arg: str) -> tuple[str, dict[str, Any]]:
 
     >>> parse_spec("ismcts?simulations=1000&uct_c=1.5")[1]["simulations"]
     1000
-    >>> parse_spec("mcts?worlds=0")
+    >>> parse_spec("mcts?simulations=10&worlds=6")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: openspiel worlds must be a whole number from 1 to 100, got 0
+    ValueError: openspiel worlds must be a whole number from 1 to 5 (each world's ...), got 6
     """
     algorithm, _, query = arg.partition("?")
     algorithm = algorithm.lower()
@@ -126,6 +140,8 @@ def parse_spec(arg: str) -> tuple[str, dict[str, Any]]:
         if not eq:
             raise ValueError(f"openspiel setting {part!r}: expected key=value (as in "
                              f"openspiel:ismcts?simulations=100&uct_c=2)")
+        if key in options:
+            raise ValueError(f"openspiel setting {key!r} is given twice; give it once")
         if key in ("final_policy",):
             options[key] = value
         elif key == "solve":
@@ -178,7 +194,7 @@ class OpenSpielAgent(ViewAgent):
         from open_spiel.python.algorithms import ismcts
 
         s = self.settings
-        policy = getattr(ismcts.ISMCTSFinalPolicyType, s["final_policy"].upper())
+        policy = getattr(ismcts.ISMCTSFinalPolicyType, FINAL_POLICIES[s["final_policy"]])
         bot = ismcts.ISMCTSBot(
             state.get_game(), evaluator, s["uct_c"], s["simulations"],
             max_world_samples=s["world_samples"], random_state=self._random_state,

@@ -31,10 +31,11 @@ the base's: valuing the throws by playouts made the shipped agent weaker (``resu
 Decisions are deterministic under the seed.
 
 Spelling: ``search:BASE`` with an optional ``?`` query, ``search:ppo:shipped?playouts=600&margin=1``
-(any :func:`~agents.base.make_agent` spec as BASE; ``playouts`` from 1 to 1,000,000, checked
-when the spec is read; ``models=own`` for the base network's own models; ``table=FILE`` a
-win-probability table of :mod:`agents.winprob` to value the ends by, e.g. one solved from
-your own network's hands).
+(any :func:`~agents.base.make_agent` spec as BASE; ``playouts`` from 1 to 200,000, checked
+when the spec is read: a decision takes up to 10 KB of memory a playout, 2 GB at the most;
+``models=own`` for the base network's own models (a ``mlp`` or ``keeps`` network: the
+playouts read its observations); ``table=FILE`` a win-probability table of
+:mod:`agents.winprob` to value the ends by, e.g. one solved from your own network's hands).
 
 >>> from agents import make_agent
 >>> from cribenv.game import Game
@@ -60,14 +61,19 @@ from agents.winprob import SCRATCH_TABLE_FILE, TABLE_FILE, TARGETS, seat_wins
 from cribenv.game import Phase, PlayerView, Rules
 from cribenv.positions import Hidden, sample_hidden
 
-__all__ = ["DEFAULT_MARGIN", "DEFAULT_PLAYOUTS", "MAX_PLAYOUTS", "MODELS", "SearchAgent",
-           "check_table", "parse_spec"]
+__all__ = ["DECISION_MEMORY", "DEFAULT_MARGIN", "DEFAULT_PLAYOUTS", "MAX_PLAYOUTS", "MODELS",
+           "PLAYOUT_MEMORY", "SearchAgent", "check_table", "parse_spec"]
 
 #: Playouts a decision by default (shared by the legal cards): about 15 ms here.
 DEFAULT_PLAYOUTS = 600
-#: The most playouts a decision, checked when the spec is read (``cribenv expert-iteration``
-#: bounds its own alike): a decision takes about 11 KB of memory a playout (1.1 GB at 100,000).
-MAX_PLAYOUTS = 1_000_000
+#: The memory one decision may take (bytes), and what it takes a playout at most: measured
+#: at a play with two legal cards (the most deals drawn a playout), 8.6 KB with the heuristic
+#: models and 5.8 KB with ``models=own`` (the network reads :data:`~agents.search.playouts.
+#: NETWORK_ROWS` rows at a time), rounded up.
+DECISION_MEMORY, PLAYOUT_MEMORY = 2 * 10**9, 10_000
+#: The most playouts a decision, checked when the spec is read: those that keep one
+#: decision's memory within :data:`DECISION_MEMORY` (2 GB at 200,000).
+MAX_PLAYOUTS = DECISION_MEMORY // PLAYOUT_MEMORY
 #: Standard errors of the paired difference a card needs to overrule the base.
 DEFAULT_MARGIN = 0.0
 #: Deals drawn for each one kept: the kept ones are resampled from them by their likelihood.
@@ -82,6 +88,8 @@ _SEED_MAX = 2**63 - 1
 #: What the search reads besides the rules: ``heuristic`` (the module docstring's models) or
 #: ``own`` (the base network's alone; see :class:`SearchAgent`).
 MODELS = ("heuristic", "own")
+#: The networks ``models=own`` plays (:mod:`agents.ppo`): those that read the observation alone.
+OWN_NETWORKS = ("mlp", "keeps")
 
 
 def check_table(table: str | Path) -> None:
@@ -126,6 +134,8 @@ def parse_spec(arg: str) -> tuple[str, dict[str, Any]]:
             raise ValueError(f"search option {part!r}: expected playouts=N, margin=X, "
                              f"models=heuristic|own or table=FILE (as in "
                              f"search:{base}?playouts=600&margin=1)")
+        if key in options:
+            raise ValueError(f"search option {key!r} is given twice; give it once")
         if key in ("models", "table"):
             options[key] = value
             continue
@@ -143,15 +153,17 @@ def check_options(playouts: int = DEFAULT_PLAYOUTS, margin: float = DEFAULT_MARG
     ``margin`` (a finite number >= 0), ``models`` (one of :data:`MODELS`) or ``table`` (a
     table file of :mod:`agents.winprob`) when out of range or unreadable.
 
-    >>> check_options(playouts=10**9)
+    >>> check_options(playouts=10**9)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: search playouts must be a whole number from 1 to 1,000,000, got 1000000000
+    ValueError: search playouts must be a whole number from 1 to 200,000 (...), got 1000000000
     """
     if isinstance(playouts, bool) or not isinstance(playouts, (int, np.integer)) \
             or not 1 <= playouts <= MAX_PLAYOUTS:
-        raise ValueError(f"search playouts must be a whole number from 1 to {MAX_PLAYOUTS:,}, "
-                         f"got {playouts!r}")
+        raise ValueError(f"search playouts must be a whole number from 1 to {MAX_PLAYOUTS:,} "
+                         f"(a decision takes up to {PLAYOUT_MEMORY // 1000} KB of memory a "
+                         f"playout: {MAX_PLAYOUTS:,} keep it within "
+                         f"{DECISION_MEMORY / 1e9:g} GB), got {playouts!r}")
     if not isinstance(margin, (int, float, np.number)) or not np.isfinite(margin) \
             or margin < 0:
         raise ValueError(f"search margin must be a finite number >= 0, got {margin!r}")
@@ -202,6 +214,12 @@ class SearchAgent(ViewAgent):
         if models == "own" and not hasattr(self.actor, "logits"):
             raise ValueError(f"search models=own plays the base network in the playouts: the "
                              f"base must be a ppo:PATH agent, got {base!r}")
+        if models == "own" and getattr(self.actor, "arch", None) not in OWN_NETWORKS:
+            raise ValueError(f"search models=own plays the base network on the playouts' "
+                             f"observations: {base!r} is an {self.actor.arch!r} network (its "
+                             f"input is the expert bot's values, not a model of its own); use "
+                             f"an {' or '.join(map(repr, OWN_NETWORKS))} network, e.g. "
+                             f"search:ppo:scratch?models=own, or models=heuristic")
         self.playouts = int(playouts)
         self.margin = float(margin)
         self.name = name or f"search:{base}"
@@ -265,6 +283,7 @@ class SearchAgent(ViewAgent):
         by their likelihood, so each counts alike; ``D = deals``, by default the playouts
         shared by the cards)."""
         from agents.search.playouts import (
+            NETWORK_ROWS,
             discard_likelihood,
             from_view,
             network_playout,
@@ -284,11 +303,15 @@ class SearchAgent(ViewAgent):
             if view.num_players == 2 and hasattr(self.actor, "throw_log_probs"):
                 ll = own_discard_likelihood(view, hidden, self.actor)
         else:
-            drawn_games = from_view(view, hidden, None, rules=rules)
-            ll = play_likelihood(drawn_games, view.seat) if view.played else np.zeros(drawn)
-            if view.num_players == 2:
-                ll = ll + discard_likelihood(drawn_games, view.seat, DISCARD_TEMPERATURE,
-                                             model="ev")
+            ll = np.zeros(drawn)
+            for a in range(0, drawn, NETWORK_ROWS):     # a part at a time: less memory
+                rows = np.arange(a, min(a + NETWORK_ROWS, drawn))
+                part = from_view(view, hidden.take(rows), None, rules=rules)
+                if view.played:
+                    ll[rows] += play_likelihood(part, view.seat)
+                if view.num_players == 2:
+                    ll[rows] += discard_likelihood(part, view.seat, DISCARD_TEMPERATURE,
+                                                   model="ev")
         w = np.exp(ll - ll.max())
         w /= w.sum()
         # the deals kept: a systematic resample of the drawn ones by their weights

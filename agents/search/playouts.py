@@ -165,6 +165,11 @@ def discard_likelihood(vg: VectorGame, seat: int, temperature: float = 1.0,
 # The network's own models (``search:BASE?models=own``): no heuristic, no bot's value
 # ------------------------------------------------------------------------------------------
 
+#: Rows the network reads at a time (its activations take ~60 KB a row): larger batches
+#: are split, so a decision's memory grows by the games alone.
+NETWORK_ROWS = 4096
+
+
 def network_playout(vg: VectorGame, actor) -> None:
     """Play every game of ``vg`` to the end of the hand it is in (the next hand dealt, or the
     game over), every seat laying the card of highest logit of ``actor`` (an actor of
@@ -177,8 +182,10 @@ def network_playout(vg: VectorGame, actor) -> None:
         rows = np.flatnonzero(~vg.done & (vg.hand_number == start))
         if not rows.size:
             return
-        mask = vg.legal_mask(rows=rows)
-        acts[rows] = best_cards(actor.logits(vg.observe(rows=rows)), mask)
+        for a in range(0, rows.size, NETWORK_ROWS):    # the network's memory stays bounded
+            part = rows[a:a + NETWORK_ROWS]
+            acts[part] = best_cards(actor.logits(vg.observe(rows=part)),
+                                    vg.legal_mask(rows=part))
         vg.step(acts, rows=rows)
 
 
@@ -207,7 +214,12 @@ def own_discard_likelihood(view: PlayerView, hidden: Hidden, actor,
         played=[], series_start=0, count=0, said_go=[False, False], scores=list(view.scores),
         cards_held=[6, 6], discards_made=[0, 0], hand_number=view.hand_number)
     vg = from_view(throw_view, at_throw, None)
-    cards, logp = actor.throw_log_probs(vg.observe(seats=np.full(num, other)))
+    cards = np.empty((num, 6), np.int64)
+    logp = np.empty((num, 15))
+    for a in range(0, num, NETWORK_ROWS):               # the network's memory stays bounded
+        rows = np.arange(a, min(a + NETWORK_ROWS, num))
+        cards[rows], logp[rows] = actor.throw_log_probs(
+            vg.observe(seats=np.full(rows.size, other), rows=rows))
     thrown = throw_tables(6)[0]
     sets = (np.left_shift(np.int64(1), cards[:, thrown[:, 0]])
             | np.left_shift(np.int64(1), cards[:, thrown[:, 1]]))          # (N, 15)
