@@ -233,6 +233,38 @@ def test_update_sparse_path_equals_the_dense_network(head, players, privileged):
     assert torch.equal(sub.idx, rows.idx[[3, 1]]) and torch.equal(sub.val, rows.val[[3, 1]])
 
 
+@pytest.mark.parametrize("head,players", [("keeps", 2), ("keeps", 3), ("keeps", 4),
+                                          ("keeps+values", 2), ("keeps+values", 4)])
+def test_update_throw_inputs_worked_out_once_equal_the_throw_head(head, players):
+    """The update works out the throw head's inputs (counts, allowed throws, the throw values'
+    show points) once for its batch and takes each minibatch's share (``ThrowInputs.select``):
+    the same logits and gradients as the throw head on the minibatch's dense rows."""
+    cfg = SelfPlayConfig(**_head(head), net_arch=[32, 16], card_dim=8, keep_arch=[16],
+                         keep_ctx=8, num_players=players)
+    net = _perturbed_network(cfg)
+    obs = torch.from_numpy(_random_observations(players))
+    throws = net.throw_inputs(obs)
+    assert sum(len(g.rows) for g in throws.groups) > 0       # the batch has discard rows
+    picked = torch.randperm(len(obs), generator=torch.Generator().manual_seed(3))[:len(obs) // 2]
+    weights = torch.randn(len(picked), 52)
+
+    def grads(loss):
+        net.zero_grad()
+        loss.backward()
+        return [None if p.grad is None else p.grad.clone() for p in net.parameters()]
+
+    logits, value = net.logits_and_value(networks.sparse_rows(obs[picked]), throws.select(picked))
+    once = grads((logits.clamp(-50, 50) * weights).sum() + value.square().sum())
+    dense_logits, dense_value = net.logits(obs[picked]), net.value(obs[picked])
+    dense = grads((dense_logits.clamp(-50, 50) * weights).sum() + dense_value.square().sum())
+    torch.testing.assert_close(logits, dense_logits, rtol=1e-5, atol=1e-4)
+    torch.testing.assert_close(value, dense_value, rtol=1e-5, atol=1e-4)
+    for (name, _), g, h in zip(net.named_parameters(), once, dense):
+        assert (g is None) == (h is None), name
+        if g is not None:
+            torch.testing.assert_close(g, h, rtol=1e-4, atol=1e-3, msg=name)
+
+
 def test_throw_head_is_one_distribution_over_the_ways_to_throw(tmp_path):
     """With 2 players each discard decision scores the 15 pairs of the six cards held (from
     that decision's observation): P(first card c) = sum of softmax(scores) over the pairs

@@ -285,26 +285,33 @@ class ActorCritic(nn.Module):
         ``expert-prior`` network's input)."""
         return self._head(obs, self.actor(obs), layer)
 
-    def _head(self, obs, h, layer=None):
+    def _head(self, obs, h, layer=None, throws: ThrowInputs | None = None):
         """The logits from the actor's last hidden layer ``h`` (the throw head reads the
-        observation rows ``obs`` too)."""
+        observation rows ``obs``, or their :func:`throw_inputs` ``throws`` worked out
+        already)."""
         w, b = self.action_layer() if layer is None else layer
         out = h @ w.T + b
         if self.keeps:
-            out = throw_logits(obs, h, out, self.keep_ctx, self.keep_net, self.tables,
-                               self.throw_values)
+            if throws is None:
+                throws = self.throw_inputs(obs)
+            out = throw_head(throws, h, out, self.keep_ctx, self.keep_net, self.throw_values)
         return out
+
+    def throw_inputs(self, obs) -> ThrowInputs:
+        """The throw head's inputs of observation rows ``obs`` (:func:`throw_inputs`)."""
+        return throw_inputs(obs, self.tables, self.throw_values)
 
     def value(self, obs):
         """The critic's value of its input rows (:func:`critic_inputs` wide)."""
         return self.critic(obs).squeeze(-1)
 
-    def logits_and_value(self, x: SparseRows):
+    def logits_and_value(self, x: SparseRows, throws: ThrowInputs | None = None):
         """``(logits, value)`` of the critic's input rows given as :class:`SparseRows`
         (the observation first, then with ``privileged_critic`` the hidden cards, which
         the actor does not read): the same numbers as ``logits`` and ``value`` of the
         dense rows (up to float rounding), the actor's and critic's first layers computed
-        together from the non-zero entries."""
+        together from the non-zero entries. The throw head reads ``throws`` (the rows'
+        :meth:`throw_inputs`) or else the dense rows ``x.dense``."""
         a0, c0 = self.actor[0], self.critic[0][0]
         width = a0.out_features
         aw = a0.weight
@@ -314,7 +321,8 @@ class ActorCritic(nn.Module):
         z = sparse_linear(x.idx, x.val, w) + torch.cat([a0.bias, c0.bias])
         h = self.actor[1:](z[:, :width])
         v = self.critic[1:](self.critic[0][1:](z[:, width:])).squeeze(-1)
-        return self._head(None if x.dense is None else x.dense[:, :OBS_SIZE], h), v
+        return self._head(None if x.dense is None else x.dense[:, :OBS_SIZE], h,
+                          throws=throws), v
 
 
 def make_network(config: SelfPlayConfig) -> nn.Module:
@@ -412,13 +420,52 @@ def throw_tables_torch() -> dict[int, tuple[Any, Any, Any]]:
     return {n: tuple(torch.from_numpy(t) for t in throw_tables(n)) for n in (5, 6)}
 
 
-def throw_logits(obs, h, logits, ctx, score_net, tables, values=None):
-    """``logits`` with the rows of seats to discard replaced by the throw head's: each way to
-    lay away cards is scored from the rank and suit counts of the cards it keeps and throws and
-    ``ctx(h)``, plus with ``values`` (a :class:`train.throw_values.ThrowValueNet`) beta times
-    the throw's learnt hand and crib points; a held card's logit is the log-sum-exp of the
-    scores of the throws (holding the cards already laid away) it is in. The torch twin of
-    :class:`agents.ppo.KeepsActor`."""
+@dataclass(frozen=True)
+class ThrowRows:
+    """What the throw head reads of the discard rows with ``n`` cards held, worked out once from
+    the observations (:func:`throw_inputs`): the rows (``rows``, indices into the batch), their
+    held card ids ``cards`` ``(B, n)``, each way's rank and suit counts ``feats``
+    ``(B, T, 34)``, ``allowed`` ``(B, n, T)`` (way ``t`` throws held card ``j`` and keeps the
+    cards already laid away) and with throw values their show points ``shown`` ``(B, T)``
+    (hand + crib signed by who deals, before beta; fixed while the policy learns)."""
+
+    rows: Any
+    cards: Any
+    feats: Any
+    allowed: Any
+    shown: Any = None
+
+
+@dataclass(frozen=True)
+class ThrowInputs:
+    """The throw head's inputs of a batch, one :class:`ThrowRows` per number of cards held.
+
+    The PPO update works them out once for its whole batch and takes each minibatch's share
+    with :meth:`select`: the counts and the throw values' outputs do not change while the
+    policy learns, so no minibatch pays for them again."""
+
+    groups: tuple[ThrowRows, ...]
+    size: int   # rows of the batch
+
+    def select(self, picked) -> ThrowInputs:
+        """The inputs of the batch rows ``picked`` (an index tensor), renumbered as the rows of
+        ``batch[picked]``."""
+        groups = []
+        for g in self.groups:
+            slot = torch.full((self.size,), -1, dtype=torch.int64, device=g.rows.device)
+            slot[g.rows] = torch.arange(len(g.rows), device=g.rows.device)
+            s = slot[picked]
+            pos = torch.nonzero(s >= 0).squeeze(1)
+            i = s[pos]
+            groups.append(ThrowRows(pos, g.cards[i], g.feats[i], g.allowed[i],
+                                    None if g.shown is None else g.shown[i]))
+        return ThrowInputs(tuple(groups), len(picked))
+
+
+def throw_inputs(obs, tables, values=None) -> ThrowInputs:
+    """The :class:`ThrowInputs` of observation rows ``obs`` (torch, ``(N, OBS_SIZE)`` or wider):
+    for each table of :func:`throw_tables_torch`, the rows of seats to discard holding that many
+    cards; ``values`` (a :class:`train.throw_values.ThrowValueNet`): their show points too."""
     from agents.ppo import PHASE_DISCARD
 
     one_hot = torch.nn.functional.one_hot
@@ -426,11 +473,11 @@ def throw_logits(obs, h, logits, ctx, score_net, tables, values=None):
     def counts(ids):
         return torch.cat([one_hot(ids >> 2, 13).sum(-2), one_hot(ids & 3, 4).sum(-2)], -1)
 
-    layers = [m for m in score_net.modules() if not isinstance(m, torch.nn.Sequential)]
+    obs = obs[:, :OBS_SIZE]
     own = (obs[:, :52] + obs[:, 52:104]) > 0
     n_own = own.sum(1)
     discard = obs[:, PHASE_DISCARD] > 0
-    out = logits.clone()
+    groups = []
     for n, (thrown, kept, member) in tables.items():
         rows = torch.nonzero(discard & (n_own == n)).squeeze(1)
         if rows.numel() == 0:
@@ -438,26 +485,54 @@ def throw_logits(obs, h, logits, ctx, score_net, tables, values=None):
         member, thrown, kept = (t.to(obs.device) for t in (member, thrown, kept))
         cards = torch.nonzero(own[rows])[:, 1].view(-1, n)
         feats = torch.cat([counts(cards[:, kept]), counts(cards[:, thrown])], -1).float()
-        # the scorer's first layer on (feats, ctx): the ctx part is the same for every
-        # throw of a row, so it is computed once a row
-        first, *rest = layers
-        w_feats, w_ctx = first.weight.split([feats.shape[-1], first.in_features
-                                             - feats.shape[-1]], 1)
-        per_row = ctx(h[rows]) @ w_ctx.T + first.bias                       # (B, hidden)
-        z = feats @ w_feats.T + per_row[:, None, :]
-        for layer in rest:
-            z = layer(z)
-        score = z.squeeze(-1)                                                # (B, T)
+        laid = obs[rows[:, None], 52 + cards] > 0                            # (B, n)
+        valid = laid[:, thrown].sum(-1) == laid.sum(-1, keepdim=True)        # (B, T)
+        allowed = valid[:, None, :] & member[None]                           # (B, n, T)
+        shown = None
         if values is not None:
             from train.throw_values import crib_sign
 
-            score = score + values.prior(feats, crib_sign(obs[rows]))
-        laid = obs[rows[:, None], 52 + cards] > 0                            # (B, n)
-        valid = laid[:, thrown].sum(-1) == laid.sum(-1, keepdim=True)        # (B, T)
-        s = torch.where(valid[:, None, :] & member[None], score[:, None, :],
-                        torch.full_like(score[:, None, :], -1e9))
-        out[rows[:, None], cards] = torch.logsumexp(s, -1)
+            sign = crib_sign(obs[rows])
+            with torch.no_grad():
+                v = values(feats, sign)
+            shown = v[..., 0] + sign[:, None] * v[..., 1]
+        groups.append(ThrowRows(rows, cards, feats, allowed, shown))
+    return ThrowInputs(tuple(groups), len(obs))
+
+
+def throw_head(inputs: ThrowInputs, h, logits, ctx, score_net, values=None):
+    """``logits`` with the rows of seats to discard (``inputs``, :func:`throw_inputs`) replaced
+    by the throw head's: each way to lay away cards is scored from the rank and suit counts of
+    the cards it keeps and throws and ``ctx(h)``, plus with ``values`` beta times the throw's
+    learnt show points (only beta learns from the policy); a held card's logit is the
+    log-sum-exp of the scores of the throws (holding the cards already laid away) it is in."""
+    layers = [m for m in score_net.modules() if not isinstance(m, torch.nn.Sequential)]
+    first, *rest = layers
+    out = logits.clone()
+    for g in inputs.groups:
+        if g.rows.numel() == 0:
+            continue
+        # the scorer's first layer on (feats, ctx): the ctx part is the same for every
+        # throw of a row, so it is computed once a row
+        w_feats, w_ctx = first.weight.split([g.feats.shape[-1], first.in_features
+                                             - g.feats.shape[-1]], 1)
+        per_row = ctx(h[g.rows]) @ w_ctx.T + first.bias                     # (B, hidden)
+        z = g.feats @ w_feats.T + per_row[:, None, :]
+        for layer in rest:
+            z = layer(z)
+        score = z.squeeze(-1)                                                # (B, T)
+        if values is not None and g.shown is not None:
+            score = score + values.log_beta.exp() * g.shown
+        s = score[:, None, :].masked_fill(~g.allowed, -1e9)
+        out[g.rows[:, None], g.cards] = torch.logsumexp(s, -1)
     return out
+
+
+def throw_logits(obs, h, logits, ctx, score_net, tables, values=None):
+    """``logits`` with the rows of seats to discard replaced by the throw head's
+    (:func:`throw_head` on :func:`throw_inputs` of ``obs``). The torch twin of
+    :class:`agents.ppo.KeepsActor`."""
+    return throw_head(throw_inputs(obs, tables, values), h, logits, ctx, score_net, values)
 
 
 def masked_log_probs(logits, mask):

@@ -62,6 +62,7 @@ from train.export import export_policy
 from train.learning_curve import plot_learning_curve, plot_training
 from train.networks import (
     CardRows,
+    ThrowInputs,
     entropy,
     export_arrays,
     make_network,
@@ -361,24 +362,29 @@ def _finish(config: SelfPlayConfig, run_dir: Path, learner: Learner, rng: np.ran
 
 
 def _batch_tensors(net, batch: dict[str, np.ndarray], names: list[str],
-                   device) -> dict[str, torch.Tensor]:
-    """The columns ``names`` of ``batch`` as tensors on ``device``: the observations as
-    :class:`SparseRows`, the actions as indices."""
+                   device) -> tuple[dict[str, torch.Tensor], ThrowInputs | None]:
+    """The columns ``names`` of ``batch`` as tensors on ``device`` (the observations as
+    :class:`SparseRows`, the actions as indices) and, for the throw head, the batch's
+    :class:`ThrowInputs`, worked out once for every epoch and minibatch."""
     t = {k: torch.from_numpy(np.ascontiguousarray(batch[k])).to(device) for k in names}
-    t["obs"] = sparse_rows(t["obs"], keep_dense=net.keeps)
+    for k in ("logprob", "advantages", "returns"):   # float32 once, not per minibatch
+        if k in t:
+            t[k] = t[k].float()
+    throws = net.throw_inputs(t["obs"]) if getattr(net, "keeps", False) else None
+    t["obs"] = sparse_rows(t["obs"])
     t["action"] = t["action"].long()
-    return t
+    return t, throws
 
 
 def _minibatches(t: dict[str, torch.Tensor], size: int, gen, device):
     """One epoch over ``t``: its rows shuffled with ``gen`` (one gather), in slices of
-    ``size`` rows, each a dict of the same columns."""
+    ``size`` rows: each a dict of the same columns and the batch rows it holds."""
     n = len(t["action"])
     perm = torch.randperm(n, generator=gen).to(device)
     shuffled = {k: v[perm] for k, v in t.items()}
     for start in range(0, n, size):
         mb = slice(start, start + size)
-        yield {k: v[mb] for k, v in shuffled.items()}
+        yield {k: v[mb] for k, v in shuffled.items()}, perm[mb]
 
 
 def _descend(optimizer, loss, trained: list, max_grad_norm: float) -> None:
@@ -404,19 +410,20 @@ def _update(net, optimizer, batch: dict[str, np.ndarray], config: SelfPlayConfig
     names = ["obs", "mask", "action", "logprob", "advantages", "returns"]
     with_cards = "card_ids" in batch
     names += list(CardRows.COLUMNS) if with_cards else []
-    t = _batch_tensors(net, batch, names, device)
+    t, throws = _batch_tensors(net, batch, names, device)
     n = len(t["action"])
     trained = [p for group in optimizer.param_groups for p in group["params"]]  # not the fit's
     kls, clips, pls, vls, ents = [], [], [], [], []
     for _epoch in range(config.n_epochs):
-        for mb in _minibatches(t, config.minibatch_size, gen, device):
+        for mb, picked in _minibatches(t, config.minibatch_size, gen, device):
             obs, mask, act = mb["obs"], mb["mask"], mb["action"]
-            old_logp, a, ret = (mb[k].float() for k in ("logprob", "advantages", "returns"))
+            old_logp, a, ret = (mb[k] for k in ("logprob", "advantages", "returns"))
             if with_cards:
                 mb_cards = CardRows(*(mb[k] for k in CardRows.COLUMNS))
                 logits, value = net.logits_and_value(obs, mb_cards)
             else:
-                logits, value = net.logits_and_value(obs)
+                logits, value = net.logits_and_value(
+                    obs, None if throws is None else throws.select(picked))
             logp_all = masked_log_probs(logits, mask)
             logp = logp_all.gather(1, act[:, None])[:, 0]
             log_ratio = logp - old_logp
@@ -451,14 +458,14 @@ def _update_q(net, optimizer, batch: dict[str, np.ndarray], config: SelfPlayConf
     squared error of each decision's Q-value (the network's output of the card played) to
     its return."""
     net.train()
-    t = _batch_tensors(net, batch, ["obs", "action", "returns"], device)
+    t, _ = _batch_tensors(net, batch, ["obs", "action", "returns"], device)
     trained = [p for group in optimizer.param_groups for p in group["params"]]
     losses = []
     for _epoch in range(config.n_epochs):
-        for mb in _minibatches(t, config.minibatch_size, gen, device):
+        for mb, _picked in _minibatches(t, config.minibatch_size, gen, device):
             q, _ = net.logits_and_value(mb["obs"])
             q_played = q.gather(1, mb["action"][:, None])[:, 0]
-            loss = 0.5 * ((q_played - mb["returns"].float()) ** 2).mean()
+            loss = 0.5 * ((q_played - mb["returns"]) ** 2).mean()
             _descend(optimizer, loss, trained, config.max_grad_norm)
             losses.append(loss.item())
     return {"value_loss": float(np.mean(losses)), "q_mean": float(np.mean(batch["value"])),
