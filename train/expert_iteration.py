@@ -66,7 +66,7 @@ import numpy as np
 
 # what the search and the fit read besides the rules: ``heuristic`` (the expert-prior card
 # network on its features) or ``own`` (the base network's own models, on the observations)
-from agents.search import MODELS
+from agents.search import MAX_PLAYOUTS, MODELS
 from cribenv.checks import int_arg
 from cribenv.files import write_text
 from train.iteration_games import CHUNK_GAMES, PLAY, chunk_seed, play_round, read_chunk
@@ -103,7 +103,7 @@ class IterationSettings:
         """A ValueError naming the first setting out of its range."""
         from train.config import MAX_GAMES
 
-        bounds = {"rounds": 1000, "games": MAX_GAMES, "playouts": 1_000_000, "epochs": 10_000,
+        bounds = {"rounds": 1000, "games": MAX_GAMES, "playouts": MAX_PLAYOUTS, "epochs": 10_000,
                   "batch_size": 2**24}
         for name, high in bounds.items():
             value = getattr(self, name)
