@@ -292,7 +292,7 @@ def test_a_damaged_database_of_a_later_entry_is_named_before_any_game(tmp_path, 
                  str(tmp_path / "games"), "--no-progress"]) == 2
     err = capsys.readouterr().err
     assert f"{db} is not a usable results database" in err and "Traceback" not in err
-    assert list(db.parent.iterdir()) == [db]         # expert played no game either
+    assert sorted(db.parent.iterdir()) == [db.parent / ".ladder.lock", db]   # expert played none
 
 
 def test_one_deal_makes_a_strict_json_line_saying_why_figures_are_null(tmp_path, capsys):
@@ -309,7 +309,10 @@ def test_one_deal_makes_a_strict_json_line_saying_why_figures_are_null(tmp_path,
 
 def test_a_failing_protocol_bot_forfeits_and_its_measures_are_null(tmp_path, capsys):
     board = tmp_path / "board.jsonl"
-    dead = f"dead=cmd:{sys.executable} -c pass"       # ends before its greeting
+    bot = tmp_path / "dead.py"          # answers the greeting, then ends
+    bot.write_text("import json, sys\nsys.stdin.readline()\n"
+                   "print(json.dumps({'type': 'hello', 'name': 'dead', 'version': 1}))\n")
+    dead = f"dead=cmd:{sys.executable} {bot}"
     assert main(["ladder", dead, "--deals", "1", "--quality-deals", "1", "--folder",
                  str(tmp_path / "games"), "--leaderboard", str(board), "--no-progress"]) == 0
     out = capsys.readouterr().out

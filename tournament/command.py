@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 
 from agents.ppo import shipped_specs
 from cribenv.checks import int_arg, writable_dir, writable_file
@@ -50,7 +52,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="game target (default 121; skunk lines follow the target)")
     parser.add_argument("--out", metavar="DIR",
                         help="write tournament.png, tournament.json and tournament.csv here "
-                             "(default: next to the database, named like it: DB.png, ...)")
+                             "(default: next to the database, named like it: DB.png, ...); "
+                             "the results database stays where --db says (by default in "
+                             f"{DEFAULT_DB_FOLDER}/): give --db DIR/results.sqlite to keep it "
+                             "in DIR too")
     parser.add_argument("--bootstrap", type=int_arg(0), default=500, metavar="N",
                         help="bootstrap resamples for the rating intervals (default 500; 0: "
                              "no intervals)")
@@ -63,6 +68,22 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "in the web table, every seat's cards shown (cribenv serve)")
 
 
+def _stored(db: Path) -> int:
+    """The games stored in the results database ``db`` (0 when there is none yet)."""
+    import sqlite3
+
+    if not db.exists():
+        return 0
+    try:
+        conn = sqlite3.connect(db, timeout=60)
+        try:
+            return conn.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+        finally:
+            conn.close()
+    except sqlite3.Error:      # no games table yet
+        return 0
+
+
 def run(args: argparse.Namespace) -> int:
     rules = Rules(target=args.target)
     if args.db is None:   # named from the tournament: the same one resumes, no other collides
@@ -72,10 +93,16 @@ def run(args: argparse.Namespace) -> int:
     db = writable_file(args.db, "--db")    # both checked before any game is played
     if args.out:
         writable_dir(args.out, "--out")
-    report = run_tournament(args.agents, args.games, workers=args.workers, db_path=db,
-                            seed=args.seed, rules=rules, progress=not args.no_progress,
-                            bootstrap=args.bootstrap, anchor=args.anchor,
-                            ray_address=args.ray)
+    try:
+        report = run_tournament(args.agents, args.games, workers=args.workers, db_path=db,
+                                seed=args.seed, rules=rules, progress=not args.no_progress,
+                                bootstrap=args.bootstrap, anchor=args.anchor,
+                                ray_address=args.ray)
+    except KeyboardInterrupt:
+        pairs = len(args.agents) * (len(args.agents) - 1) // 2
+        print(f"\ninterrupted: {_stored(db)} of {pairs * args.games} games are stored in {db}; "
+              "the same command resumes the tournament from there", file=sys.stderr)
+        return 130
     print(report.format())
     if report.games_this_run:
         where = (f"{len(report.games_per_node)} Ray nodes" if args.ray is not None

@@ -14,7 +14,7 @@ from agents.base import make_agent
 from cribenv.checks import int_at_least
 from cribenv.game import Rules
 from tournament.report import TournamentReport, compute_report
-from tournament.schedule import check_games, parse_spec, schedule
+from tournament.schedule import AgentSpec, check_games, parse_spec, schedule
 from tournament.storage import (
     check_or_store_config,
     check_rows,
@@ -63,8 +63,8 @@ def run_tournament(agent_specs: Sequence[str], games_per_pair: int, workers: int
     if dup:
         raise ValueError(f"agent {dup[0]!r} is entered twice; label a second copy, e.g. "
                          f"{dup[0]}2={entrants[labels.index(dup[0])].spec}")
-    for e in entrants:   # fail fast on unknown specs, in this process
-        make_agent(e.spec, seed=0)
+    for e in entrants:   # fail fast on unknown specs and programs that cannot start
+        check_agent(e)
     workers = int_at_least(workers, "workers", 1)
     int_at_least(bootstrap, "bootstrap", 0)
     connected = False
@@ -135,6 +135,25 @@ def run_tournament(agent_specs: Sequence[str], games_per_pair: int, workers: int
     report.games_per_node = per_node
     report.elapsed_s = elapsed
     return report
+
+
+def check_agent(entrant: AgentSpec) -> None:
+    """Make the entrant's agent once, in this process: a bad spec is a ``ValueError``, and so is
+    a program (``cmd:``) that cannot start and answer the greeting, named with the reason,
+    rather than a forfeit of every game it was to play."""
+    from agents.arena import BotFailure
+    from agents.external import ExternalBot
+
+    agent = make_agent(entrant.spec, seed=0)
+    if not isinstance(agent, ExternalBot):   # only a program has a start to check
+        return
+    try:
+        agent._process()    # started and greeted, as for its first game
+    except BotFailure as exc:
+        raise ValueError(f"agent {entrant.label!r} cannot play, no game was played: {exc}"
+                         ) from None
+    finally:
+        agent.close()
 
 
 def _end_bots() -> None:

@@ -137,14 +137,17 @@ def stored_config(conn: sqlite3.Connection, where: Any = "the database"
 
 def check_or_store_config(conn: sqlite3.Connection, config: dict[str, Any],
                            db_path: Any) -> None:
-    """Store ``config`` in a new database; raise ``ValueError`` if another one is stored."""
+    """Store ``config`` in a new database, or in one that holds no game yet (a run that
+    stopped before its first game blocks no other); raise ``ValueError`` if another
+    configuration is stored with its games."""
     stored = stored_config(conn, db_path)
-    if stored is None:
-        if conn.execute("SELECT COUNT(*) FROM games").fetchone()[0]:
+    games = conn.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+    if stored is None or (stored != config and not games):
+        if stored is None and games:
             raise ValueError(f"{db_path} holds games but no tournament configuration; "
                              "use a new --db")
         with conn:
-            conn.execute("INSERT INTO meta (key, value) VALUES ('config', ?)",
+            conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('config', ?)",
                          (json.dumps(config, sort_keys=True),))
         return
     if stored == config:

@@ -37,7 +37,8 @@ from tournament.ladder.quality import discard_quality
 from tournament.ladder.rating import fixed_anchor_rating
 from tournament.schedule import AgentSpec, parse_spec
 
-__all__ = ["check_entry", "ladder_line", "leaderboard_table", "read_leaderboard",
+__all__ = ["check_databases", "check_entry", "check_label", "check_spec", "ladder_line",
+           "leaderboard_table", "play_line", "read_leaderboard", "running_in",
            "update_leaderboard", "DEFAULT_FOLDER"]
 
 DEFAULT_FOLDER = "ladder"
@@ -59,18 +60,23 @@ def _tournament(entrant: AgentSpec, anchor: Any, deal_set: DealSet, deals: int,
 
 def _check_database(db: Path, specs: list[str], config: dict[str, Any], deal_set: DealSet,
                     deals: int) -> None:
-    """A database kept from an earlier run, read before any game (as it was last written,
-    nothing changed beside it): ValueError naming it when it is damaged or holds other games."""
+    """A database kept from an earlier run, read before any game: ValueError naming it when it
+    is damaged or holds other games. It is read as it was last written (``immutable``, nothing
+    written beside it) unless a ``-wal`` file beside it holds games a killed run stored last;
+    then through the ``-wal``, as the run that resumes it will."""
     import sqlite3
 
     from tournament.schedule import schedule
     from tournament.storage import check_rows, stored_config
 
+    wal = db.with_name(db.name + "-wal").exists()
     conn = None
     try:
-        conn = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
+        conn = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro{'' if wal else '&immutable=1'}",
+                               uri=True)
         stored = stored_config(conn, db)
-        if stored is not None and stored != config:
+        games = conn.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+        if stored is not None and stored != config and games:
             raise ValueError(f"{db} holds other games than its name says; move it aside")
         tasks = schedule([parse_spec(s) for s in specs], 2 * deals, deal_set.seed)
         check_rows(conn, tasks, 121, db)
@@ -82,25 +88,78 @@ def _check_database(db: Path, specs: list[str], config: dict[str, Any], deal_set
             conn.close()
 
 
-def check_entry(spec: str, deals: int, folder: str | os.PathLike[str] = DEFAULT_FOLDER,
-                deal_set: DealSet | None = None) -> AgentSpec:
-    """Everything about one entry that can be checked before its first game (ValueError
-    otherwise): its spec makes an agent, its label is not an anchor's, and the databases an
-    earlier run left in ``folder`` for it are readable and hold its games."""
-    from agents import make_agent
+def check_spec(spec: str, deal_set: DealSet) -> AgentSpec:
+    """The entry of ``spec``, checked without touching a file: its spec makes an agent (a
+    program starts and answers the greeting) and its label is not an anchor's."""
+    from tournament.runner import check_agent
 
-    deal_set = deal_set or load()
     entrant = parse_spec(spec)
     anchors = [f"anchor-{a.label}" for a in deal_set.anchors]
     if entrant.label in anchors:
         raise ValueError(f"the label {entrant.label!r} is an anchor's ({', '.join(anchors)}); "
                          f"give the entry another, e.g. mine={entrant.spec}")
-    _close(make_agent(entrant.spec, seed=0))
+    check_agent(entrant)
+    return entrant
+
+
+def check_databases(entrant: AgentSpec, deals: int, folder: Path, deal_set: DealSet) -> None:
+    """The databases an earlier run left in ``folder`` for the entry are readable and hold its
+    games (ValueError naming the first that is not)."""
     for anchor in deal_set.anchors:
-        specs, config, db = _tournament(entrant, anchor, deal_set, deals, Path(folder))
+        specs, config, db = _tournament(entrant, anchor, deal_set, deals, folder)
         if db.exists():
             _check_database(db, specs, config, deal_set, deals)
+
+
+def check_entry(spec: str, deals: int, folder: str | os.PathLike[str] = DEFAULT_FOLDER,
+                deal_set: DealSet | None = None) -> AgentSpec:
+    """Everything about one entry that can be checked before its first game (ValueError
+    otherwise): its spec makes an agent (a program starts and answers the greeting), its label
+    is not an anchor's, and the databases an earlier run left in ``folder`` for it are readable
+    and hold its games."""
+    deal_set = deal_set or load()
+    entrant = check_spec(spec, deal_set)
+    check_databases(entrant, deals, Path(folder), deal_set)
     return entrant
+
+
+#: The run folders this process holds (:func:`running_in`), each with its lock file.
+_RUNNING: dict[Path, int] = {}
+LOCK_NAME = ".ladder.lock"
+
+
+@contextmanager
+def running_in(folder: str | os.PathLike[str]) -> Iterator[Path]:
+    """Hold the games folder ``folder`` (made if need be) for one ladder run: an ``flock`` on
+    its ``.ladder.lock``, let go when the run ends or its process does (``kill -9`` included,
+    once the workers it forked have ended too). A second ladder on the folder is refused, a
+    ValueError naming it busy; in the process that holds it, the block runs."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    key = folder.resolve()
+    if key in _RUNNING:
+        yield folder
+        return
+    try:
+        import fcntl
+    except ImportError:      # not a POSIX system: no lock
+        yield folder
+        return
+    fd = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ValueError(f"the games folder {str(folder)!r} is busy: another ladder is "
+                             "playing in it (or its workers are still ending); wait for it, "
+                             "or give this one another --folder") from None
+        _RUNNING[key] = fd
+        try:
+            yield folder
+        finally:
+            del _RUNNING[key]
+    finally:
+        os.close(fd)
 
 
 def _close(agent: Any) -> None:
@@ -150,15 +209,25 @@ def ladder_line(spec: str, deals: int | None = None, *, workers: int = 1,
                 quality_deals: int = 500, ray_address: str | None = None,
                 deal_set: DealSet | None = None) -> dict[str, Any]:
     """Play ``spec`` (a ``make_agent`` spec, optionally ``LABEL=SPEC``) on the first ``deals``
-    deals of the deal set (default: all) against every anchor; its ladder line."""
-    from agents import make_agent
-    from cribenv import __version__
-
+    deals of the deal set (default: all) against every anchor; its ladder line. The games folder
+    is held for the run (:func:`running_in`) and the entry checked before any game."""
     deal_set = deal_set or load()
     deals = deal_set.deals if deals is None else deals
     deal_set.check(deals)
-    folder = Path(folder)
-    entrant = check_entry(spec, deals, folder, deal_set)   # before any game
+    with running_in(folder) as folder:
+        entrant = check_entry(spec, deals, folder, deal_set)   # before any game
+        return play_line(entrant, deals, deal_set, folder, workers=workers, progress=progress,
+                         quality_deals=quality_deals, ray_address=ray_address)
+
+
+def play_line(entrant: AgentSpec, deals: int, deal_set: DealSet, folder: Path, *,
+              workers: int, progress: bool, quality_deals: int,
+              ray_address: str | None) -> dict[str, Any]:
+    """The games and measures of a checked entry (:func:`check_entry`), in a folder held
+    (:func:`running_in`): its ladder line."""
+    from agents import make_agent
+    from cribenv import __version__
+
     results = [_anchor_games(entrant, anchor, deal_set, deals, workers, folder, progress,
                              ray_address) for anchor in deal_set.anchors]
     ratings = {a.label: a.rating for a in deal_set.anchors}
@@ -334,12 +403,32 @@ def _append(path: Path, text: str) -> None:
         raise
 
 
-def update_leaderboard(path: str | os.PathLike[str], line: dict[str, Any]) -> str:
+def check_label(lines: list[dict[str, Any]], line: dict[str, Any], path: Any,
+                replace: bool = False) -> list[dict[str, Any]]:
+    """The leaderboard ``lines`` (of the file ``path``) that ``line`` replaces: the one of the
+    same agent, spec and deals (its run again), and with ``replace`` every other of its label on
+    its ladder. Another line of the label is a ValueError unless ``replace``: a label names one
+    entry of a ladder."""
+    same = [x for x in lines if _key(x) == _key(line)]
+    others = [x for x in lines if x["ladder"] == line["ladder"] and x["agent"] == line["agent"]
+              and _key(x) != _key(line)]
+    if others and not replace:
+        old = others[0]
+        raise ValueError(f"the label {line['agent']!r} is on the leaderboard {path} already "
+                         f"(spec {old['spec']!r}, {old['deals']} deals): give this entry "
+                         f"another label (e.g. {line['agent']}2={line['spec']}), or pass "
+                         "--replace to replace its line")
+    return same + others
+
+
+def update_leaderboard(path: str | os.PathLike[str], line: dict[str, Any],
+                       replace: bool = False) -> str:
     """Add ``line`` to the leaderboard file (JSON lines), replacing the line of the same agent,
     spec and deals; returns ``"added"``, ``"replaced"`` or ``"same"`` (already there with the
-    same results). Writers hold the file's folder while they read and write it, so several at
-    once all keep their lines: a new line is appended, a replaced one rewrites the file
-    atomically."""
+    same results). Another line of the same label is a ValueError unless ``replace`` (then it
+    goes: :func:`check_label`). Writers hold the file's folder while they read and write it, so
+    several at once all keep their lines: a new line is appended, a replaced one rewrites the
+    file atomically."""
     from cribenv.files import write_text
 
     path = Path(path)
@@ -347,15 +436,18 @@ def update_leaderboard(path: str | os.PathLike[str], line: dict[str, Any]) -> st
     path.parent.mkdir(parents=True, exist_ok=True)
     with _holding(path.parent):
         lines = read_leaderboard(path) if path.exists() else []
-        for i, old in enumerate(lines):
-            if _key(old) == _key(line):
-                same = all(old.get(k) == line.get(k) for k in line if k not in MACHINE_FIELDS)
-                lines[i] = line
-                write_text(path, "".join(json.dumps(_finite(x), sort_keys=True,
-                                                    allow_nan=False) + "\n" for x in lines))
-                return "same" if same else "replaced"
-        _append(path, json.dumps(line, sort_keys=True, allow_nan=False) + "\n")
-        return "added"
+        gone = check_label(lines, line, path, replace)
+        if not gone:
+            _append(path, json.dumps(line, sort_keys=True, allow_nan=False) + "\n")
+            return "added"
+        first = next(i for i, x in enumerate(lines) if any(x is g for g in gone))
+        kept = [x for x in lines if not any(x is g for g in gone)]
+        kept.insert(first, line)
+        write_text(path, "".join(json.dumps(_finite(x), sort_keys=True, allow_nan=False) + "\n"
+                                 for x in kept))
+        same = len(gone) == 1 and _key(gone[0]) == _key(line) and all(
+            gone[0].get(k) == line.get(k) for k in line if k not in MACHINE_FIELDS)
+        return "same" if same else "replaced"
 
 
 def _cell(x: Any) -> str:

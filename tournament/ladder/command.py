@@ -38,10 +38,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ray", metavar="ADDRESS",
                         help="play on the Ray cluster at ADDRESS instead (the 'ray' extra)")
     parser.add_argument("--folder", default="ladder", metavar="DIR",
-                        help="where the games are kept (resumable; default ladder/)")
+                        help="where the games are kept (resumable: the same command goes on "
+                             "where a stopped run stopped; one ladder a folder at a time; "
+                             "default ladder/)")
     parser.add_argument("--leaderboard", default=DEFAULT_LEADERBOARD, metavar="FILE",
                         help=f"the leaderboard file the lines go to (default "
                              f"{DEFAULT_LEADERBOARD})")
+    parser.add_argument("--replace", action="store_true",
+                        help="replace the leaderboard's line of an AGENT's label (without it, "
+                             "a label already on the leaderboard with another spec or --deals "
+                             "is refused before any game)")
     parser.add_argument("--quality-deals", type=int_arg(1), default=500, metavar="N",
                         help="first hands of N deals for the discard regret (default 500)")
     parser.add_argument("--table", nargs="?", const="", default=None, metavar="FILE",
@@ -87,10 +93,13 @@ def format_line(line: dict[str, Any]) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from tournament.ladder import (
-        check_entry,
-        ladder_line,
+        check_databases,
+        check_label,
+        check_spec,
         leaderboard_table,
+        play_line,
         read_leaderboard,
+        running_in,
         update_leaderboard,
     )
     from tournament.ladder.deals import load
@@ -110,20 +119,34 @@ def run(args: argparse.Namespace) -> int:
         return 2
     # every input checked before the first game is played
     writable_file(args.leaderboard, "--leaderboard")
-    if Path(args.leaderboard).exists():
-        read_leaderboard(args.leaderboard)
+    board = read_leaderboard(args.leaderboard) if Path(args.leaderboard).exists() else []
     writable_dir(args.folder, "--folder")
     deal_set = load()
     deals = deal_set.deals if args.deals is None else args.deals
     deal_set.check(deals)
+    entrants = []
     for spec in args.agents:
-        check_entry(spec, deals, args.folder, deal_set)
-    for spec in args.agents:
-        line = ladder_line(spec, args.deals, workers=args.workers, folder=args.folder,
-                           progress=not args.no_progress, quality_deals=args.quality_deals,
-                           ray_address=args.ray)
-        print(format_line(line))
-        status = update_leaderboard(args.leaderboard, line)
-        print(f"  leaderboard {args.leaderboard}: {status}")
-        print("  line: " + json.dumps(line, sort_keys=True, allow_nan=False))
+        entrant = check_spec(spec, deal_set)
+        if entrant.label in [e.label for e in entrants]:
+            raise ValueError(f"the label {entrant.label!r} is given twice: label each entry "
+                             f"once, e.g. {entrant.label}2={entrant.spec}")
+        check_label(board, {"ladder": deal_set.name, "deals": deals, "agent": entrant.label,
+                            "spec": entrant.spec}, args.leaderboard, args.replace)
+        entrants.append(entrant)
+    try:
+        with running_in(args.folder) as folder:
+            for entrant in entrants:
+                check_databases(entrant, deals, folder, deal_set)
+            for entrant in entrants:
+                line = play_line(entrant, deals, deal_set, folder, workers=args.workers,
+                                 progress=not args.no_progress,
+                                 quality_deals=args.quality_deals, ray_address=args.ray)
+                print(format_line(line))
+                status = update_leaderboard(args.leaderboard, line, args.replace)
+                print(f"  leaderboard {args.leaderboard}: {status}")
+                print("  line: " + json.dumps(line, sort_keys=True, allow_nan=False))
+    except KeyboardInterrupt:
+        print(f"\ninterrupted: the games played are kept in {args.folder}; the same command "
+              "goes on where this one stopped", file=sys.stderr)
+        return 130
     return 0
