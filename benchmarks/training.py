@@ -4,7 +4,10 @@ single-agent wrapper (:mod:`train.sb3_trainer`), the same network size, in the s
 
 Both train a separate actor and critic MLP of ``NET`` hidden units on the 601-entry observation
 with one torch thread (the self-play trainer also with two). Both do 4 PPO epochs; the self-play
-trainer is also timed with 1 epoch of 2,048-decision minibatches (the update bounds the rate).
+trainer is also timed with 1 epoch of 2,048-decision minibatches (the update bounds the rate),
+and as the from-rules recipe trains (``train/configs/selfplay-from-rules.json``: the ``keeps``
+head with throw values, 128x128, 512 games; at least 20 s, so that it holds several updates;
+``scripts/trainer_side_by_side.py`` sets it beside an older commit's trainer).
 Each rate is the learner decisions trained on divided by the time of collecting them and
 updating on them (wall clock), and the same per second of this process's CPU time
 (``process_time``), which is steadier on a busy machine. The self-play trainer's first update
@@ -23,17 +26,27 @@ ORDER = 60
 NET = [128, 128]
 
 
+RECIPE = Path(__file__).resolve().parent.parent / "train" / "configs" / "selfplay-from-rules.json"
+
+
 def _selfplay(seconds: float, threads: int, policy: str, n_epochs: int = 4,
-              minibatch_size: int = 1024) -> dict[str, Any]:
+              minibatch_size: int = 1024, recipe: bool = False) -> dict[str, Any]:
     import csv
+    import json
 
     from train.selfplay import SelfPlayConfig, train
 
     with tempfile.TemporaryDirectory() as tmp:
-        config = SelfPlayConfig(total_steps=10**9, threads=threads, net_arch=NET, policy=policy,
-                                n_epochs=n_epochs, minibatch_size=minibatch_size,
-                                n_steps=8, eval_games=0, time_limit=seconds,
-                                checkpoint_every=10**9, snapshot_every=10**9)
+        if recipe:   # the from-rules recipe as it trains (its network, rollouts and update)
+            settings = {**json.loads(RECIPE.read_text()), "threads": threads,
+                        "total_steps": 10**9, "eval_games": 0, "search_table_hands": 0}
+        else:
+            settings = {"total_steps": 10**9, "threads": threads, "net_arch": NET,
+                        "policy": policy, "n_epochs": n_epochs,
+                        "minibatch_size": minibatch_size, "n_steps": 8, "eval_games": 0,
+                        "snapshot_every": 10**9}
+        config = SelfPlayConfig(**{**settings, "time_limit": seconds,
+                                   "checkpoint_every": 10**9})
         train(config, Path(tmp) / "run", progress=False, log=lambda s: None)
         with (Path(tmp) / "run" / "logs" / "progress.csv").open() as f:
             rows = list(csv.DictReader(f))
@@ -77,6 +90,8 @@ def run(seconds: float, progress) -> dict[str, Any]:
         results[f"selfplay_{threads}t"] = _selfplay(seconds, threads, "mlp")
     progress("training: self-play PPO, per-card head")
     results["selfplay_cards_1t"] = _selfplay(seconds, 1, "cards")
+    progress("training: self-play PPO, the from-rules recipe (keeps head, throw values)")
+    results["selfplay_recipe_1t"] = _selfplay(max(seconds, 20.0), 1, "keeps", recipe=True)
     progress("training: self-play PPO, 1 epoch of 2,048-decision minibatches")
     results["selfplay_1epoch_1t"] = _selfplay(seconds, 1, "mlp", n_epochs=1, minibatch_size=2048)
     try:
@@ -97,6 +112,7 @@ def report(res: dict[str, Any]) -> None:
               "selfplay_1t": "self-play (train.selfplay), 1 thread",
               "selfplay_2t": "self-play, 2 threads",
               "selfplay_cards_1t": "self-play, per-card head, 1 thread",
+              "selfplay_recipe_1t": "self-play, the from-rules recipe, 1 thread",
               "selfplay_1epoch_1t": "self-play, 1 epoch (minibatch 2,048), 1 thread"}
     for key, label in labels.items():
         r = res.get(key, {})
