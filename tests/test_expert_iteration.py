@@ -100,6 +100,12 @@ def test_a_resume_with_other_settings_is_refused(tmp_path):
     other = ei.IterationSettings(rounds=1, games=2, playouts=31, epochs=1, eval_games=0)
     with pytest.raises(ValueError, match="playouts=30"):
         ei.run_iteration(tmp_path, other, workers=1, progress=False, log=lambda *_: None)
+    # its settings.json deleted, the rounds made at 30 playouts were once adopted at 31
+    (tmp_path / "settings.json").unlink()
+    before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    with pytest.raises(ValueError, match="holds round-1 but no settings.json"):
+        ei.run_iteration(tmp_path, other, workers=1, progress=False, log=lambda *_: None)
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
 
 
 @pytest.mark.parametrize("change, words", [

@@ -54,10 +54,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -70,6 +67,7 @@ from agents.search import MAX_PLAYOUTS, MODELS
 from cribenv.checks import int_arg
 from cribenv.files import write_text
 from train.iteration_games import CHUNK_GAMES, PLAY, chunk_seed, play_round, read_chunk
+from train.run_lock import holding
 
 #: What ``fit.json`` holds (numbers) and each opponent of ``eval.json`` (numbers; ``games`` a
 #: whole number).
@@ -254,7 +252,8 @@ def _evaluate(policy: Path, base: str, games: int) -> dict[str, Any]:
     out = {}
     for name, spec in (("expert", "expert"), ("base", f"ppo:{base}")):
         res = evaluate(agent, spec, games, seed=0, target=121)
-        out[name] = {k: int(v) if k == "games" else round(float(v), 4) for k, v in res.items()}
+        out[name] = {k: int(res[k]) if k == "games" else round(float(res[k]), 4)
+                     for k in EVAL_KEYS}
     return out
 
 
@@ -341,13 +340,18 @@ def _record(settings: IterationSettings, base: Path, chunks: list[Path]) -> dict
 
 def _check_settings(run_dir: Path, record: dict[str, Any], replay_checked: bool = True
                     ) -> dict[str, Any] | None:
-    """A resume must not change what defines the results: ValueError naming the setting, or a
-    damaged ``settings.json``; the saved settings (None for a new run). The first base is
-    compared by its hash, not its path (the same file in another checkout resumes the run);
-    the replay by its files' hash when they were checked (``replay_checked``), else by its
-    folders."""
+    """A resume must not change what defines the results: ValueError naming the setting, a
+    damaged ``settings.json`` or rounds without one; the saved settings (None for a new run).
+    The first base is compared by its hash, not its path (the same file in another checkout
+    resumes the run); the replay by its files' hash when they were checked
+    (``replay_checked``), else by its folders."""
     path = run_dir / "settings.json"
     if not path.exists():
+        rounds = sorted(p.name for p in run_dir.glob("round-*"))
+        if rounds:   # its settings.json deleted: the settings they were made with are unknown
+            raise ValueError(f"{run_dir} holds {', '.join(rounds)} but no settings.json, so "
+                             "the settings they were made with are unknown: restore it, or "
+                             "move the rounds aside or use another --run-dir")
         return None
     fix = "move it aside or use another --run-dir"
     saved = _read_json(path, "the settings of an expert-iteration run", fix)
@@ -411,28 +415,6 @@ def _check_rounds(run_dir: Path, settings: IterationSettings, base_sha256: str) 
             _check_eval(folder / "eval.json")
 
 
-@contextmanager
-def _holding(run_dir: Path) -> Iterator[None]:
-    """Hold ``run_dir`` for this run: an ``flock`` on the folder, let go when the process (and
-    the workers it forked) end, a ``kill -9`` included. A second run is refused (ValueError)."""
-    try:
-        import fcntl
-    except ImportError:      # not a POSIX system: no lock
-        yield
-        return
-    fd = os.open(run_dir, os.O_RDONLY)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise ValueError(f"--run-dir {str(run_dir)!r} is in use by another expert-iteration "
-                             "run (or its workers, still ending): wait for it, or use another "
-                             "--run-dir") from None
-        yield
-    finally:
-        os.close(fd)
-
-
 def _check_can_start(run_dir: Path, settings: IterationSettings
                      ) -> tuple[Path, list[Path] | None]:
     """Everything a run needs, checked before it writes anything: the settings, the packages,
@@ -471,7 +453,7 @@ def run_iteration(run_dir: str | Path, settings: IterationSettings, workers: int
         run_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise ValueError(f"--run-dir {str(run_dir)!r} cannot be made: {exc.strerror}") from None
-    with _holding(run_dir):
+    with holding(run_dir, "expert-iteration run"):
         record = _record(settings, first, replay or [])
         saved = _check_settings(run_dir, record, replay_checked=replay is not None)
         if replay is None:              # every round fitted: the replay as it was recorded
