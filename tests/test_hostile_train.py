@@ -500,3 +500,110 @@ def test_the_old_names_of_renamed_flags_still_work_with_a_warning(tmp_path):
                                   "4", "--batch-size", "32"])
     config = build_config(args)
     assert (config.n_games, config.minibatch_size) == (4, 32)
+
+
+# -------------------------------------------------------------------------- one run a folder
+def files_of(folder: Path) -> dict[Path, bytes]:
+    return {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def test_a_second_trainer_on_a_held_run_dir_is_refused(small_run, capsys, tmp_path):
+    """Two trainers on one folder once both ran: checkpoints side by side, progress.csv with
+    each step twice, config.json of the second. The folder is held (an flock, as expert
+    iteration's), so the second is refused, naming it, and changes nothing."""
+    import os
+
+    fcntl = pytest.importorskip("fcntl")
+    run, _ = copy_of(small_run, tmp_path)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    before = files_of(run)
+    for folder, extra in ((run, ["--resume", "--total-steps", "600"]), (empty, [])):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)       # as a trainer on the folder holds it
+            status, _, err = cli(capsys, "train", "--run-dir", str(folder), *SELFPLAY, *extra)
+        finally:
+            os.close(fd)
+        assert status == 2 and f"--run-dir '{folder}' is in use by another training run" in err
+    assert files_of(run) == before and list(empty.iterdir()) == []
+
+
+# -------------------------------------------------------------------------- device and bots
+def test_a_device_torch_cannot_use_is_refused_before_anything_is_written(small_run, capsys,
+                                                                          tmp_path):
+    """--device cuda with a CPU-only torch was an AssertionError traceback after config.json
+    and pool/ were written."""
+    import torch
+
+    devices = ["cuda:99"] + ([] if torch.cuda.is_available() else ["cuda"])
+    for device in devices:
+        status, _, err = cli(capsys, "train", "--run-dir", str(tmp_path / "new" / "run"),
+                             *SELFPLAY, "--device", device)
+        assert status == 2 and f"--device {device}: " in err, err
+        assert not (tmp_path / "new").exists()
+    run, _ = copy_of(small_run, tmp_path)
+    before = files_of(run)
+    status, _, err = cli(capsys, "train", "--run-dir", str(run), "--resume", "--total-steps",
+                         "600", "--device", "cuda:99")
+    assert status == 2 and "--device cuda:99: " in err and files_of(run) == before
+
+
+@pytest.mark.parametrize("bot,words", [
+    ("cmd:false", "cannot play: bot 'cmd:false' ended (exit status 1)"),
+    ("cmd:/no/such/program", "cannot play: bot 'cmd:/no/such/program' could not be started"),
+    ("nosuchbot", "cannot be made: unknown agent 'nosuchbot'"),
+])
+def test_an_evaluation_bot_that_cannot_play_is_refused_before_training(capsys, tmp_path, bot,
+                                                                       words):
+    """heuristics ["cmd:false"] once trained to the end and reported "cmd:false 100.0%": every
+    game the bot forfeited counted as the learner's win."""
+    status, _, err = cli(capsys, "train", "--run-dir", str(tmp_path / "run"), *SELFPLAY,
+                         "--heuristics", "random", bot)
+    assert status == 2 and f"the evaluation bot {bot!r} {words}" in err, err
+    assert not (tmp_path / "run").exists()
+
+
+def test_an_evaluation_bots_forfeits_are_said_not_taken_for_wins(capsys):
+    """A bot that starts, then fails during an evaluation (after the check at the start), has
+    its forfeits said beside the win rate they make."""
+    from agents import make_agent
+    from train.evaluation import evaluation_row
+
+    config = SelfPlayConfig(heuristics=["random", "cmd:false"], eval_games=2)
+    row = evaluation_row(make_agent("greedy"), config, step=1024)
+    assert row["cmd:false_win_rate"] == 1.0
+    err = capsys.readouterr().err
+    assert ("the evaluation bot 'cmd:false' forfeited 2 of 2 games, each counted as its loss "
+            "(bot 'cmd:false' ended (exit status 1)") in err and "step 1,024" in err
+    assert "'random'" not in err
+
+
+# -------------------------------------------------------------------------- damaged logs
+@pytest.mark.parametrize("log,damage,words", [
+    ("logs/progress.csv", b"\x8f\xff\x00 not text", "cannot be read as a CSV log"),
+    ("logs/progress.csv", "header lost", "is not a header with a 'step' column"),
+    ("eval.csv", "header lost", "is not a header with a 'step' column"),
+    ("logs/progress.csv", b"", None),
+    ("eval.csv", b"", None),
+])
+def test_a_damaged_log_is_refused_at_the_start_of_a_resume(small_run, capsys, tmp_path, log,
+                                                           damage, words):
+    """A resume whose logs/progress.csv was damaged once trained to the end, then failed in the
+    plot (TypeError, exit 1). A log that cannot be read is refused before anything changes; an
+    empty one is a log to start again."""
+    run, _ = copy_of(small_run, tmp_path)
+    path = run / log
+    if damage == "header lost":
+        path.write_text("".join(path.read_text().splitlines(True)[1:]))
+    else:
+        path.write_bytes(damage)
+    before = files_of(run)
+    status, _, err = cli(capsys, "train", "--run-dir", str(run), "--resume", "--total-steps",
+                         "600")
+    if words is None:
+        assert status == 0, err
+        assert rows(path) and "step" in rows(path)[0] and (run / "training.png").is_file()
+    else:
+        assert status == 2 and f"{path} is damaged: " in err and words in err, err
+        assert "move it aside" in err and files_of(run) == before

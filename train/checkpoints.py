@@ -258,6 +258,28 @@ def describe_resume(config: Any, changed: dict[str, tuple[Any, Any]],
     return text
 
 
+def check_log(path: Path, column: str = "step") -> None:
+    """A :class:`CheckpointError` naming the CSV log ``path`` when a resume could not go on
+    with it: unreadable, not text, or its header lacks ``column`` (an empty file, or none, is
+    a log to start). Checked before a resume changes anything, so that a run never trains to
+    its end and then fails on its log."""
+    fix = ("move it aside to resume (the resumed run starts a new log at its checkpoint), or "
+           "restore it")
+    if not path.exists():
+        return
+    try:
+        with path.open(newline="", encoding="utf-8") as f:
+            header = next(csv.reader(f), None)
+            for _ in csv.reader(f):   # every line decodes and parses
+                pass
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise CheckpointError(f"{path} is damaged: it cannot be read as a CSV log ({exc}); "
+                              f"{fix}") from None
+    if header is not None and column not in header:
+        raise CheckpointError(f"{path} is damaged: its first line {','.join(header)[:80]!r} is "
+                              f"not a header with a {column!r} column; {fix}")
+
+
 def truncate_log(path: Path, step: int, column: str = "step") -> int:
     """Keep the rows of CSV log ``path`` logged up to the checkpoint at ``step``: every row
     before the first one whose ``column`` is past ``step`` (rows without a value, such as
@@ -266,6 +288,7 @@ def truncate_log(path: Path, step: int, column: str = "step") -> int:
     how many rows were kept."""
     if not path.exists():
         return 0
+    check_log(path, column)
     with path.open(newline="") as f:
         rows = list(csv.reader(f))
     if not rows:

@@ -9,10 +9,13 @@ from __future__ import annotations
 import argparse
 import sys
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from cribenv.checks import writable_dir
-from train.checkpoints import read_checkpoint, resume_settings, saved_settings
+from train.checkpoints import check_log, read_checkpoint, resume_settings, saved_settings
+from train.run_lock import holding
 from train.settings import Setting, described, read_settings
 
 BACKENDS = ("selfplay", "sb3", "rllib")
@@ -212,7 +215,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("--run-dir is required: the folder of the run (e.g. --run-dir "
                          "runs/quick)")
     _, train = _backend(args.backend)
-    writable_dir(args.run_dir, "--run-dir")
+    run_dir = writable_dir(args.run_dir, "--run-dir")
     config = build_config(args)
     extra = {}
     if getattr(args, "address", None):
@@ -220,18 +223,45 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError(f"--address is a setting of the rllib backend, not of "
                              f"{args.backend}")
         extra["address"] = args.address
-    if args.resume:
-        ckpt, state = read_checkpoint(Path(args.run_dir))
-        policy = Path(args.run_dir) / "policy.safetensors"
-        if state["step"] >= config.total_steps and policy.is_file():
-            print(f"nothing left to train: {ckpt} is at step {state['step']:,} and the run's "
-                  f"total_steps is {config.total_steps:,}; pass --total-steps N to train "
-                  f"further")
-            return 0   # without its policy file, the trainer writes it from the checkpoint
-    try:
-        train(config, args.run_dir, resume=args.resume, progress=not args.no_progress, **extra)
-    except KeyboardInterrupt:
-        print(f"interrupted: checkpoint saved; continue with "
-              f"cribenv train --run-dir {args.run_dir} --resume")
-        return 130
+    if getattr(config, "device", "cpu") != "cpu":
+        from train.selfplay_config import check_device
+
+        check_device(config.device)
+    from train.evaluation import check_bots
+
+    check_bots(config.heuristics, getattr(config, "num_players", 2), config.target)
+    with _held(run_dir):
+        if args.resume:
+            ckpt, state = read_checkpoint(run_dir)
+            if state["step"] >= config.total_steps and (run_dir / "policy.safetensors").is_file():
+                print(f"nothing left to train: {ckpt} is at step {state['step']:,} and the "
+                      f"run's total_steps is {config.total_steps:,}; pass --total-steps N to "
+                      f"train further")
+                return 0   # without its policy file, the trainer writes it from the checkpoint
+            progress = "time/total_timesteps" if args.backend == "sb3" else "step"
+            for log, column in (("logs/progress.csv", progress), ("eval.csv", "step")):
+                check_log(run_dir / log, column)   # before anything changes
+        try:
+            train(config, args.run_dir, resume=args.resume, progress=not args.no_progress,
+                  **extra)
+        except KeyboardInterrupt:
+            print(f"interrupted: checkpoint saved; continue with "
+                  f"cribenv train --run-dir {args.run_dir} --resume")
+            return 130
     return 0
+
+
+@contextmanager
+def _held(run_dir: Path) -> Iterator[None]:
+    """The run folder, made if need be and held for this run (:func:`train.run_lock.holding`:
+    a second trainer on it is refused); the folders it made are removed again when the run
+    fails before writing anything in them."""
+    made = [p for p in (run_dir, *run_dir.parents) if not p.exists()]
+    run_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        with holding(run_dir, "training run"):
+            yield
+    finally:
+        for folder in made:
+            if not any(folder.iterdir()):
+                folder.rmdir()

@@ -12,14 +12,17 @@ once per side). The agent under test is an object (e.g. the learner in memory,
 from __future__ import annotations
 
 import csv
+import json
+import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from agents import make_agent
-from agents.arena import play_game
+from agents.arena import BotFailure, play_game
 from cribenv.game import Game, Phase, Rules
 from tournament import ROW_FIELDS, AgentSpec, pair_stats, play_task, schedule
 from tournament.schedule import agent_seed, deal_seed
@@ -93,9 +96,17 @@ def evaluate(agent, opponent_spec: str, games: int, seed: int, target: int) -> d
             ] if deals else []
     stats = pair_stats(AGENT_LABEL, opponent_spec,
                        [tuple(r[f] for f in ROW_FIELDS) for r in rows])
+    forfeits = [f for f in (json.loads(r["result"])["forfeit"] for r in rows)
+                if f and f["agent"] != AGENT_LABEL]
     return {"win_rate": stats.win_rate_a.value, "win_lo": stats.win_rate_a.low,
             "win_hi": stats.win_rate_a.high, "net_points": stats.net_points_a.value,
-            "games": stats.games}
+            "games": stats.games, **_forfeits(forfeits)}
+
+
+def _forfeits(forfeits: list[dict[str, Any]]) -> dict[str, Any]:
+    """``forfeits`` (the games a bot could not finish) and ``forfeit`` (the first one's
+    detail, or None)."""
+    return {"forfeits": len(forfeits), "forfeit": forfeits[0]["detail"] if forfeits else None}
 
 
 def evaluate_table(agent, opponent_spec: str, num_players: int, deals: int, seed: int,
@@ -119,6 +130,7 @@ def evaluate_table(agent, opponent_spec: str, num_players: int, deals: int, seed
     sides = rules.num_sides
     wins = []
     net = 0.0
+    forfeits = []
     for deal in range(deals):
         game_seed = deal_seed(seed, deal)
         won = 0
@@ -128,6 +140,8 @@ def evaluate_table(agent, opponent_spec: str, num_players: int, deals: int, seed
                      for s in range(num_players)]
             result = play_game(seats, rules, seed=game_seed, first_dealer=deal % num_players)
             mine = result.winner == side
+            if result.forfeit and rules.side_of(result.forfeit["seat"]) != side:
+                forfeits.append(result.forfeit)
             won += mine
             net += result.game_points if mine else -result.game_points / (sides - 1)
         wins.append(won)
@@ -135,7 +149,7 @@ def evaluate_table(agent, opponent_spec: str, num_players: int, deals: int, seed
     games = deals * sides
     return {"win_rate": est.value, "win_lo": est.low, "win_hi": est.high,
             "fair_share": 1.0 / sides, "net_points": net / games if games else float("nan"),
-            "games": games}
+            "games": games, **_forfeits(forfeits)}
 
 
 def evaluation_row(agent, config: TrainConfig, step: int,
@@ -155,6 +169,10 @@ def evaluation_row(agent, config: TrainConfig, step: int,
                                  seed=EVAL_SEED, target=config.target)
         if players != 2:
             row["fair_share"] = round(res["fair_share"], 4)
+        if res["forfeits"]:   # each counted as the bot's loss: said, so it is not read as a win
+            print(f"warning: the evaluation bot {spec!r} forfeited {res['forfeits']} of "
+                  f"{res['games']} games, each counted as its loss ({res['forfeit']}); its win "
+                  f"rate at step {step:,} is not a measure of the learner", file=sys.stderr)
         for key in ("win_rate", "win_lo", "win_hi", "net_points"):
             row[f"{spec}_{key}"] = round(res[key], 4)
             if record is not None:
@@ -168,9 +186,66 @@ def evaluation_row(agent, config: TrainConfig, step: int,
     return row
 
 
+def check_bots(specs: list[str], num_players: int = 2, target: int = 121) -> None:
+    """Each evaluation bot of ``specs`` made and asked the first decision of an evaluation
+    game (a ``cmd:`` bot is started and greeted): a ValueError naming the spec of one that
+    cannot be made or cannot play, so that a run refuses it before it writes anything (a bot
+    that forfeits every game would read as the learner winning them all)."""
+    for spec in specs:
+        try:
+            bot = make_agent(spec, seed=0)
+        except ValueError as exc:
+            raise ValueError(f"the evaluation bot {spec!r} cannot be made: {exc}") from None
+        game = Game(Rules(num_players=num_players, target=target), seed=EVAL_SEED)
+        seat = game.current_player
+        try:
+            bot.choose(game.view(seat), game.legal_actions())
+        except BotFailure as exc:
+            raise ValueError(f"the evaluation bot {spec!r} cannot play: {exc}") from None
+        finally:
+            close = getattr(bot, "close", None)
+            if callable(close):
+                close()
+
+
+T = TypeVar("T")
+
+
+class Stopped(Exception):
+    """A stop was asked for while :func:`run_stoppable` waited: the work was given up."""
+
+
+def run_stoppable(work: Callable[[], T], stop_requested: Callable[[], bool],
+                  poll: float = 0.1) -> T:
+    """``work()`` in a thread of its own, which this thread waits for, asking
+    ``stop_requested()`` every ``poll`` seconds: once it is true the work is given up
+    (:class:`Stopped`) even in the middle of a long call (a search's playouts, a bot's
+    answer), so a signal's handler that sets the stop is obeyed within a fraction of a second.
+    A given-up ``work`` runs on unwatched until the process ends: it must change nothing
+    outside itself. Its exception, if any, is raised here."""
+    done: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            done["value"] = work()
+        except BaseException as exc:   # handed to the waiting thread
+            done["error"] = exc
+
+    thread = threading.Thread(target=target, name="evaluation", daemon=True)
+    thread.start()
+    while thread.is_alive():
+        if stop_requested():
+            raise Stopped
+        thread.join(poll)
+    if "error" in done:
+        raise done["error"]
+    return done["value"]
+
+
 def append_csv(path: Path, row: dict[str, Any]) -> None:
-    """Append ``row`` to a CSV file, writing the header first when the file is new."""
-    new = not path.exists()
+    """Append ``row`` to a CSV file, writing the header first when the file is new (or
+    empty)."""
+    new = not path.exists() or path.stat().st_size == 0
     with path.open("a", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(row))
         if new:

@@ -105,7 +105,9 @@ def plot_training(run_dir: str | Path) -> Path | None:
     evals = (numeric_rows(run_dir / "eval.csv")
              if (run_dir / "eval.csv").exists() else [])
     evals = [r for r in evals if finite_number(r.get("wall_s"))]
-    fig, axes = plt.subplots(1, 1 + len(panels), figsize=(5 * (1 + len(panels)), 3.6))
+    fig, axes = plt.subplots(1, 1 + len(panels), figsize=(5 * (1 + len(panels)), 3.6),
+                             squeeze=False)
+    axes = axes[0]   # one panel, or several
     ax = axes[0]
     if evals:
         plot_win_rates(ax, np.array([float(r["wall_s"]) for r in evals]) / 60, evals)

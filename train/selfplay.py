@@ -57,7 +57,7 @@ from train.checkpoints import (
     save_checkpoint,
     truncate_log,
 )
-from train.evaluation import append_csv, evaluation_row
+from train.evaluation import Stopped, append_csv, evaluation_row, run_stoppable
 from train.export import export_policy
 from train.learning_curve import plot_learning_curve, plot_training
 from train.networks import (
@@ -70,7 +70,7 @@ from train.networks import (
     sparse_rows,
 )
 from train.pool import OpponentPool
-from train.selfplay_config import EXPERT, TRAINER, SelfPlayConfig
+from train.selfplay_config import EXPERT, TRAINER, SelfPlayConfig, check_device
 from train.selfplay_rollout import Games, SeatRollout, collect, selfplay_pool
 
 __all__ = ["SelfPlayConfig", "train", "plot_training"]
@@ -80,6 +80,7 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
           progress: bool = True, log: Callable[[str], None] = print) -> Path:
     """Train (or resume) a self-play run in ``run_dir``; returns the final policy file."""
     run_dir = Path(run_dir)
+    check_device(config.device)   # before anything is written
     _use_threads(config)
     config, state, ckpt = _open_run(config, run_dir, resume)
     device = torch.device(config.device)
@@ -98,7 +99,7 @@ def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
             if step >= state["next_snapshot"]:
                 _snapshot(learner.net, config, pool, run_dir, state)
             if config.eval_games and step >= state["next_eval"]:
-                _evaluate_on_bar(bar, learner.net, config, run_dir, state, writer)
+                _evaluate_on_bar(bar, learner.net, config, run_dir, state, writer, stop)
             if step >= config.total_steps or stop.requested or clock.past(config.time_limit):
                 break
             if step >= state["next_checkpoint"]:
@@ -259,11 +260,14 @@ def _snapshot(net, config: SelfPlayConfig, pool: OpponentPool, run_dir: Path,
 
 
 def _evaluate_on_bar(bar, net, config: SelfPlayConfig, run_dir: Path, state: dict[str, Any],
-                     writer) -> None:
+                     writer, stop: _Stop) -> None:
     """:func:`_evaluate`, said on the progress bar (so that it does not look frozen while the
-    games are played), then its win rates."""
+    games are played), then its win rates; a stop signal gives it up (the next session plays
+    it)."""
     bar.set_postfix_str(f"evaluating against {', '.join(config.heuristics)}")
-    _evaluate(net, config, run_dir, state, writer, state["step"])
+    if not _evaluate(net, config, run_dir, state, writer, state["step"], stop):
+        bar.set_postfix_str("stopping: the evaluation is left to the resume")
+        return
     bar.set_postfix_str(", ".join(f"{h} {100 * state['evals'][-1][f'{h}_win_rate']:.0f}%"
                                   for h in config.heuristics))
     state["next_eval"] = state["step"] + config.eval_every
@@ -323,7 +327,9 @@ def _finish(config: SelfPlayConfig, run_dir: Path, learner: Learner, rng: np.ran
     elapsed = time.perf_counter() - clock.started
     if (config.eval_games and not stopped
             and (not state["evals"] or state["evals"][-1]["step"] != state["step"])):
-        _evaluate(learner.net, config, run_dir, state, writer, state["step"])
+        with _stop_on_signal() as stop:
+            stopped = not _evaluate(learner.net, config, run_dir, state, writer,
+                                    state["step"], stop)
     state["wall_s"] = clock.wall_s()     # its evaluation's time too: a resume sees it past
     _checkpoint(run_dir, learner, rng, pool, games, state)
     speed = (state["step"] - clock.start_step) / elapsed if elapsed > 0 else 0.0
@@ -339,7 +345,7 @@ def _finish(config: SelfPlayConfig, run_dir: Path, learner: Learner, rng: np.ran
         writer.close()
     plot_learning_curve(run_dir)
     plot_training(run_dir)
-    if state["step"] == clock.start_step:
+    if state["step"] == clock.start_step and not stopped:
         left = (f"it has trained {clock.start_wall:,.0f} s of its time limit "
                 f"({config.time_limit:,.0f} s; --time-limit trains further)"
                 if state["step"] < config.total_steps and clock.past(config.time_limit) else
@@ -633,11 +639,23 @@ def learner_agent(net, config: SelfPlayConfig, path: Path):
 
 
 def _evaluate(net, config: SelfPlayConfig, run_dir: Path, state: dict[str, Any], writer,
-              step: int) -> None:
+              step: int, stop: _Stop) -> bool:
     """The duplicate-deal evaluation of :mod:`train.evaluation` against each heuristic (at a
-    table of ``num_players``: the learner on one side, the bot in the other seats)."""
+    table of ``num_players``: the learner on one side, the bot in the other seats). The games
+    run in a thread of their own (:func:`train.evaluation.run_stoppable`), so that a stop
+    signal ends a long one (a search's decision) at once: then nothing is recorded and False
+    is returned."""
     agent = learner_agent(net, config, run_dir / "pool" / "learner-eval.safetensors")
-    record = None if writer is None else (lambda k, v: writer.add_scalar(k, v, step))
-    row = {**evaluation_row(agent, config, step, record), "wall_s": round(state["wall_s"], 1)}
+    records: list[tuple[str, float]] = []
+    try:
+        row = run_stoppable(lambda: evaluation_row(agent, config, step,
+                                                   lambda k, v: records.append((k, v))),
+                            lambda: stop.requested)
+    except Stopped:
+        return False
+    for key, value in records if writer is not None else ():
+        writer.add_scalar(key, value, step)
+    row["wall_s"] = round(state["wall_s"], 1)
     state["evals"].append(row)
     append_csv(run_dir / "eval.csv", row)
+    return True

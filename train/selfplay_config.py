@@ -16,6 +16,29 @@ ALGORITHMS = ("ppo", "dmc")
 EXPERT = "expert"      # the opponent name of the expert bot (expert_share)
 
 
+def check_device(device: str) -> None:
+    """A ValueError naming ``device`` (a valid spelling) when this torch cannot train on it:
+    no CUDA (a CPU-only build, or no GPU seen), a ``cuda:N`` past the GPUs seen, or no MPS."""
+    if device == "cpu":
+        return
+    import torch
+
+    if device.startswith("cuda"):
+        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        if not count:
+            build = ("is built for CPU only" if torch.version.cuda is None
+                     else f"is built for CUDA {torch.version.cuda} but sees no GPU")
+            raise ValueError(f"--device {device}: this torch ({torch.__version__}) {build}; "
+                             "train with --device cpu")
+        index = int(device.partition(":")[2] or 0)
+        if index >= count:
+            raise ValueError(f"--device {device}: torch sees {count} GPU(s), cuda:0 to "
+                             f"cuda:{count - 1}")
+    elif not torch.backends.mps.is_available():
+        raise ValueError(f"--device {device}: this torch ({torch.__version__}) cannot use MPS "
+                         "(Apple GPUs) here; train with --device cpu")
+
+
 @dataclass
 class SelfPlayConfig(RunSettings):
     """Everything that defines a self-play run (saved as ``config.json`` in the run dir): the
