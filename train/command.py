@@ -254,14 +254,20 @@ def run(args: argparse.Namespace) -> int:
 @contextmanager
 def _held(run_dir: Path) -> Iterator[None]:
     """The run folder, made if need be and held for this run (:func:`train.run_lock.holding`:
-    a second trainer on it is refused); the folders it made are removed again when the run
-    fails before writing anything in them."""
-    made = [p for p in (run_dir, *run_dir.parents) if not p.exists()]
-    run_dir.mkdir(parents=True, exist_ok=True)
-    try:
-        with holding(run_dir, "training run"):
+    a second trainer on it is refused); the folders this run made are removed again when it
+    fails before writing anything in them (never one another run made, nor one it holds)."""
+    made = []
+    for folder in reversed([run_dir, *run_dir.parents]):   # from the top down
+        if not folder.exists():
+            try:
+                folder.mkdir()
+                made.append(folder)
+            except FileExistsError:   # made meanwhile by another run
+                pass
+    with holding(run_dir, "training run"):
+        try:
             yield
-    finally:
-        for folder in made:
-            if not any(folder.iterdir()):
-                folder.rmdir()
+        finally:
+            for folder in reversed(made):   # the deepest first
+                if not any(folder.iterdir()):
+                    folder.rmdir()
