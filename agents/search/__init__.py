@@ -95,6 +95,9 @@ OWN_NETWORKS = ("mlp", "keeps")
 def check_table(table: str | Path) -> None:
     """A ValueError naming ``table`` unless it is a table file of :mod:`agents.winprob` (its
     ``w121`` and ``w61`` chances, of shapes (121, 121) and (61, 61), within [0, 1])."""
+    if Path(table).exists() and not Path(table).is_file():   # a FIFO would block the read
+        raise ValueError(f"search table {str(table)!r} is not a regular file (a FIFO, a "
+                         f"device or a folder): give a table file")
     try:
         data = np.load(table)
         if not isinstance(data, np.lib.npyio.NpzFile):
