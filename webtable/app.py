@@ -89,6 +89,12 @@ def create_app(bots: Mapping[str, str] | None = None, *, ttl_s: float = 6 * 3600
 
     @app.middleware("http")
     async def limit_body(request: Request, call_next):
+        seen: set[str] = set()
+        for key, _ in request.query_params.multi_items():
+            if key in seen:   # which one would count is a guess: refused, named
+                return error(400, f"query key {key[:40]!r} given more than once; give it "
+                                  "once")
+            seen.add(key)
         length = request.headers.get("content-length")
         if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
             return error(413, f"request too large (at most {MAX_BODY // 1024} kB)")

@@ -87,10 +87,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-games", type=int_arg(1), default=1000,
                         help="games held at once (default %(default)s); when full, finished "
                              "games and then those idle longest make room for a new one")
-    parser.add_argument("--think-time", type=think_seconds, default=1.0, metavar="SECONDS",
+    parser.add_argument("--think-time", type=think_seconds, default=0.75, metavar="SECONDS",
                         help="a searching bot plays its best card so far this many seconds "
                              "after your move reached the server, its wait for a free thread "
-                             "included (default 1; more: stronger but slower under load)")
+                             "included (default 0.75; more: stronger but slower under load)")
     parser.add_argument("--bot-threads", type=int_range_arg(1, 256), default=None,
                         metavar="N", help="bots thinking at once, 1 to 256 (default: one a "
                                           "CPU); other moves wait their turn, so memory stays "
@@ -144,6 +144,8 @@ def run(args: argparse.Namespace) -> int:
     replays = []
     for path in args.replay:
         try:
+            if not Path(path).is_file() and Path(path).exists():   # a FIFO would block
+                raise ValueError(f"--replay {path}: not a regular file (a game record is)")
             size = Path(path).stat().st_size
             if size > MAX_RECORD_BYTES:
                 raise ValueError(f"--replay {path}: the record is {size:,} bytes; a replay may "

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field, fields
+from pathlib import Path
 from typing import Any
 
 from cribenv import cards as C
@@ -170,7 +171,10 @@ def tournament_games(db_path: str | os.PathLike[str]) -> list[dict[str, Any]]:
 
     if not os.path.exists(db_path):
         raise ValueError(f"no tournament database at {db_path}")
-    conn = sqlite3.connect(f"file:{os.fspath(db_path)}?mode=ro", uri=True)
+    if not os.path.isfile(db_path):   # a FIFO or a device would block the read
+        raise ValueError(f"{db_path} is not a regular file (a tournament database is)")
+    uri = Path(db_path).resolve().as_uri()   # a '?' or '#' in the name is quoted
+    conn = sqlite3.connect(f"{uri}?mode=ro", uri=True)
     try:
         config = stored_config(conn)
         if config is None:

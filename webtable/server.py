@@ -34,7 +34,7 @@ __all__ = ["MAX_BODY", "MAX_REPLAYS_BYTES", "THINK_S", "Refused", "Server", "cro
 MAX_BODY = 512 * 1024   # a game record is a few kB
 MAX_REPLAYS_BYTES = 16 * 1024 * 1024   # all the replays held at once (as JSON)
 #: Seconds from a move's arrival by which the bots' searches stop (waiting included).
-THINK_S = 1.0
+THINK_S = 0.75
 log = logging.getLogger("webtable.app")   # the server's log, whichever module writes it
 
 

@@ -280,6 +280,7 @@ class Table:
                     raise MoveError(f"nothing to move on from: it is your turn to "
                                     f"{self.stage}" if self.stage != "over" else
                                     "the game is over: start a new game")
+                self._check_claims(claims or {})   # nothing is due: any claim is refused
                 self.stage = "bots"
                 self.show_hand = None
             elif action == "cards":

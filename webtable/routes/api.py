@@ -18,6 +18,19 @@ from webtable.table import MoveError, StaleMoveError, Table
 from webtable.views import table_html
 
 router = APIRouter()
+#: The keys of a request body, each route's (any other is refused, named).
+GAME_KEYS = ("bot", "players", "target", "advice", "muggins", "seed")
+MOVE_KEYS = ("seq", "action", "cards", "claims")
+
+
+def unknown_key(body: dict[str, Any], allowed: tuple[str, ...]) -> JSONResponse | None:
+    """A 400 naming the first key of ``body`` not in ``allowed`` (a misspelt ``claim``
+    would otherwise be dropped unseen), or ``None``."""
+    extra = [k for k in body if k not in allowed]
+    if not extra:
+        return None
+    return error(400, f"unknown key {extra[0][:40]!r} in the request (it takes "
+                      f"{', '.join(allowed)})")
 
 
 def state(table: Table, key: str) -> dict[str, Any]:
@@ -42,6 +55,8 @@ async def create(request: Request) -> JSONResponse:
     body = await read_json(request)
     if isinstance(body, JSONResponse):
         return body
+    if (refusal := unknown_key(body, GAME_KEYS)) is not None:
+        return refusal
     srv = server(request)
     try:
         table = srv.new_table(body, request.app.state.new_seed)
@@ -70,6 +85,8 @@ async def move(key: str, request: Request) -> JSONResponse:
     body = await read_json(request)
     if isinstance(body, JSONResponse):
         return body
+    if (refusal := unknown_key(body, MOVE_KEYS)) is not None:
+        return refusal
     srv = server(request)
     try:
         table = await in_thread(srv.games.get, key)   # after a restart: replays the game
