@@ -607,3 +607,41 @@ def test_a_damaged_log_is_refused_at_the_start_of_a_resume(small_run, capsys, tm
     else:
         assert status == 2 and f"{path} is damaged: " in err and words in err, err
         assert "move it aside" in err and files_of(run) == before
+
+
+def test_a_stop_during_the_final_evaluation_is_obeyed_and_the_resume_plays_it(capsys, tmp_path,
+                                                                             monkeypatch):
+    """A stop signal in the middle of an evaluation (here the final one, a call that would
+    last ten minutes) stops the run at once with its checkpoint; the resume, which would once
+    have said "nothing left to train", plays the evaluation."""
+    import os
+    import signal
+    import threading
+    import time
+
+    import train.selfplay
+
+    real = train.selfplay.evaluation_row
+    stuck = threading.Event()
+
+    def evaluation_row(agent, config, step, record=None):
+        if step == 0:
+            return real(agent, config, step, record)
+        stuck.set()
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(600)                  # as a search's long decision: never returns in time
+        raise AssertionError("the stop was not obeyed")
+
+    run = tmp_path / "run"
+    monkeypatch.setattr(train.selfplay, "evaluation_row", evaluation_row)
+    started = time.monotonic()
+    status, out, _ = cli(capsys, "train", "--run-dir", str(run), *SELFPLAY, "--eval-every",
+                         "100000", "--total-steps", "300")
+    assert status == 130 and stuck.is_set() and time.monotonic() - started < 300
+    assert f"--run-dir {run} --resume" in out and "stopped at step 368" in out
+    assert (run / "checkpoints" / "LATEST").read_text().strip() == "step-000000368"
+    assert [r["step"] for r in rows(run / "eval.csv")] == ["0"]
+    monkeypatch.setattr(train.selfplay, "evaluation_row", real)
+    status, out, err = cli(capsys, "train", "--run-dir", str(run), "--resume")
+    assert status == 0, err
+    assert [r["step"] for r in rows(run / "eval.csv")] == ["0", "368"]

@@ -233,7 +233,7 @@ def run(args: argparse.Namespace) -> int:
     with _held(run_dir):
         if args.resume:
             ckpt, state = read_checkpoint(run_dir)
-            if state["step"] >= config.total_steps and (run_dir / "policy.safetensors").is_file():
+            if _finished(state, config) and (run_dir / "policy.safetensors").is_file():
                 print(f"nothing left to train: {ckpt} is at step {state['step']:,} and the "
                       f"run's total_steps is {config.total_steps:,}; pass --total-steps N to "
                       f"train further")
@@ -249,6 +249,16 @@ def run(args: argparse.Namespace) -> int:
                   f"cribenv train --run-dir {args.run_dir} --resume")
             return 130
     return 0
+
+
+def _finished(state: dict, config) -> bool:
+    """Whether the checkpoint ``state`` of a run is at its end, its final policy evaluated
+    (an evaluation a stop gave up is played by the resume)."""
+    evals = state.get("evals")
+    last = evals[-1] if isinstance(evals, list) and evals else None
+    evaluated = (not config.eval_games or not isinstance(evals, list)
+                 or (isinstance(last, dict) and last.get("step") == state["step"]))
+    return state["step"] >= config.total_steps and evaluated
 
 
 @contextmanager
