@@ -61,7 +61,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
                      "(then: cribenv train --run-dir runs/quick --resume). The settings listed "
                      "are those of --backend, with its defaults: cribenv train --backend sb3 "
                      "--help lists sb3's.")
-    parser.add_argument("--run-dir", help="folder of the run (created; required)")
+    parser.add_argument("--run-dir", help="folder of the run (created; required; one run at "
+                                          "a time: a second one on it is refused)")
     parser.add_argument("--config", help="JSON file of settings, named as the flags below with "
                                          "underscores (--total-steps: total_steps)")
     parser.add_argument("--backend", choices=BACKENDS, default="selfplay",
