@@ -66,7 +66,8 @@ def _run(tree: Path, settings: dict, run_dir: Path) -> dict:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--old", default="6f034a7", help="the commit of the older trainer")
+    parser.add_argument("--old", default="6f034a7",
+                        help="the commit of the older trainer (default 6f034a7)")
     parser.add_argument("--config", type=Path,
                         default=ROOT / "train" / "configs" / "selfplay-from-rules.json",
                         help="the self-play config both run (default: the from-rules recipe)")
