@@ -74,6 +74,9 @@ def _check_database(db: Path, specs: list[str], config: dict[str, Any], deal_set
     try:
         conn = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro{'' if wal else '&immutable=1'}",
                                uri=True)
+        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
+        if not {"meta", "games"} <= tables:   # killed before its tables were made: no game
+            return
         stored = stored_config(conn, db)
         games = conn.execute("SELECT COUNT(*) FROM games").fetchone()[0]
         if stored is not None and stored != config and games:
