@@ -51,7 +51,8 @@ GO = 37             # 4 seats: said Go in this series (0/1)
 PLAYED_CARD = 41    # 16: cards laid this hand, in order
 PLAYED_BY = 57      # 16: the seat that laid each
 DECK = 73           # 52: this hand's shuffled deck
-NCOL = 125
+CRIB_SHOWN = 125    # 1 once this hand's crib has been counted in the show (0 before)
+NCOL = 126
 
 # Rules (``cfg``)
 C_PLAYERS = 0
@@ -274,6 +275,7 @@ def _new_hand(mt, st, cfg, i):
     """``Game._new_hand`` (random deals): shuffle, rotate the deal, deal from the dealer's left."""
     n = cfg[C_PLAYERS]
     st[i, HAND_NO] += 1
+    st[i, CRIB_SHOWN] = 0
     for c in range(52):
         st[i, DECK + c] = c
     for a in range(51, 0, -1):     # Game._shuffle (random.shuffle)
@@ -359,6 +361,7 @@ def _show(mt, st, cfg, rank_points, i):
         else:
             seat = dealer
             hand = st[i, CRIB]
+            st[i, CRIB_SHOWN] = 1
         pts = _four_points(hand, starter, k > n, rank_points)
         if pts and _score(st, cfg, i, side_of(seat, n), pts):
             return

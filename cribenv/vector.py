@@ -372,6 +372,12 @@ class VectorGame:
         return self._column(K.DEALER)
 
     @property
+    def crib_shown(self) -> np.ndarray:
+        """``(N,)`` bool: this hand's crib has been counted in the show (a game that ends on a
+        hand's count, or in the play, never shows its crib)."""
+        return self._column(K.CRIB_SHOWN) == 1
+
+    @property
     def hand_number(self) -> np.ndarray:
         return self._column(K.HAND_NO)
 

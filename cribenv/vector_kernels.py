@@ -39,6 +39,8 @@ threads.
   ``PLAYED_BY + k``             the seat that laid it (16 columns)
   ``DECK + k``                  this hand's shuffled deck (52 columns): the hands are dealt
                                 from its front, the starter is cut from the rest
+  ``CRIB_SHOWN``                1 once this hand's crib has been counted in the show (a game
+                                that ends on a hand's count never shows its crib)
   ============================  =============================================================
 
 * ``mt``, ``uint32 (N, 624)``: each game's generator, CPython's ``random.Random`` (MT19937):
@@ -88,6 +90,7 @@ from cribenv._vector_kernels import (
     C_TARGET,
     COUNT,
     CRIB,
+    CRIB_SHOWN,
     DEALER,
     DECK,
     DISC,
@@ -127,6 +130,7 @@ from cribenv.scoring import RANK_POINTS
 __all__ = [
     "C_DOUBLE_SKUNK", "C_EXACT", "C_FIRST_DEALER", "C_HAND_SIZE", "C_MAX_HANDS", "C_NEED",
     "C_PLAYERS", "C_REWARD", "C_SIDES", "C_SKUNK", "C_SKUNKS", "C_TARGET", "COUNT", "CRIB",
+    "CRIB_SHOWN",
     "DEALER", "DECK", "DISC", "GAME_POINTS", "GO", "HAND", "HAND_NO", "HELD", "KEPT", "LAST",
     "MTI", "N_PLAYED", "NCFG", "NCOL", "NDISC", "NEXT_DEALER", "PHASE", "PLAYED_BY",
     "PLAYED_CARD", "RANK_POINTS", "SCORES", "SERIES_START", "STARTER", "TO_ACT", "WINNER",

@@ -206,3 +206,76 @@ def test_the_scratch_agent_ships_and_is_the_recipes_run():
     agent = make_agent("ppo:scratch")
     assert agent.name == "ppo:scratch" and agent.policy.value_layers
     assert agent.policy.arch == "keeps"
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_crib_targets_only_from_cribs_the_game_shows(players):
+    """The throw values' crib target is trained only where the game counted the crib: a hand
+    whose game ends first (in the play, or on a hand's count) gives its hand targets alone
+    (``crib_known`` False). Checked against :class:`cribenv.game.Game` replaying every game
+    with the same seed and cards: ``crib_known`` is whether its events show the crib."""
+    from cribenv.events import Dealt, Discarded, ShowScored, StarterTurned
+    from cribenv.game import Game
+    from train.selfplay_rollout import Games, SeatRollout, selfplay_pool
+
+    cfg = SelfPlayConfig(policy="keeps", throw_values=True, n_games=6, target=61,
+                         num_players=players, seed=5, eval_games=0)
+    games = Games(cfg, selfplay_pool(cfg), np.random.default_rng(0), first_game=0)
+    rollout = SeatRollout(cfg.n_games * players)
+    seeds = [int(s) for s in cfg.seed * 1_000_000_007 + np.arange(cfg.n_games)]
+    played: list[list[int]] = [[] for _ in range(cfg.n_games)]
+    finished: list[tuple[int, list[int]]] = []
+    reset = games.vg.reset_games
+
+    def record_reset(rows, new_seeds):
+        for r, s in zip(np.asarray(rows).tolist(), np.asarray(new_seeds).tolist()):
+            finished.append((seeds[r], played[r]))
+            seeds[r], played[r] = int(s), []
+        return reset(rows, new_seeds)
+
+    games.vg.reset_games = record_reset
+    rng = np.random.default_rng(2)
+    for _ in range(600):
+        actions = games.vg.random_actions(rng)
+        for r, a in enumerate(actions.tolist()):
+            played[r].append(a)
+        games.step(actions, rollout)
+    samples = games.take_samples()
+    assert len(finished) >= 10
+    # the oracle: each finished game's hands, by the first seat's six (or five) cards
+    shown_by_hand: dict[tuple[int, ...], bool] = {}
+    for seed, actions in finished:
+        g = Game(Rules(num_players=players, target=61), seed=seed)
+        hands: list[list] = []
+
+        def see(events, g=g, hands=hands):
+            for e in events:
+                if isinstance(e, Dealt):
+                    hands.append([[], None, False])
+                elif isinstance(e, Discarded) and e.seat == 0:
+                    hands[-1][0].append(e.card)
+                elif isinstance(e, StarterTurned):     # read as the starter is turned
+                    hands[-1][1] = tuple(sorted(hands[-1][0] + list(g.kept[0])))
+                elif isinstance(e, ShowScored) and e.is_crib:
+                    hands[-1][2] = True
+
+        see(g.events)
+        for a in actions:
+            see(g.step(a))
+        assert g.winner is not None
+        for _, cards, crib in hands:
+            if cards is not None:
+                shown_by_hand[cards] = crib
+    first_seat = np.arange(0, len(samples["cards"]), players)
+    checked = {False: 0, True: 0}
+    for row in first_seat.tolist():
+        key = tuple(int(c) for c in samples["cards"][row])
+        if key in shown_by_hand:      # a hand of a game that finished in the test
+            assert bool(samples["crib_known"][row]) == shown_by_hand[key], key
+            checked[shown_by_hand[key]] += 1
+    assert checked[False] >= 3 and checked[True] >= 10, checked
+    # the fit: a crib never shown weighs nothing
+    net = ThrowValueNet([8])
+    unknown = {k: v[~samples["crib_known"]] for k, v in samples.items()}
+    wrong = {**unknown, "crib": unknown["crib"] + 1000}
+    assert throw_value_loss(net, wrong) == pytest.approx(throw_value_loss(net, unknown))

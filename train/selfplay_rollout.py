@@ -279,9 +279,14 @@ class Games:
                              skunks=config.skunks,
                              shaping=config.shaping if config.reward == "mix" else 0.0)
         self.all_rows = np.arange(n * seats)
-        #: with ``throw_values``: :func:`train.throw_values.turned_samples` of the games whose
-        #: starter was turned since the last :meth:`take_samples`
+        #: with ``throw_values``: :func:`train.throw_values.turned_samples` of the hands whose
+        #: show was settled since the last :meth:`take_samples` (``crib_known``: the crib was
+        #: counted, so its cards were shown)
         self.samples: list[dict[str, np.ndarray]] = []
+        #: each game's samples from its starter's turn until the show settles them, and the
+        #: hand they are of (-1: none pending)
+        self.pending: dict[int, dict[str, np.ndarray]] = {}
+        self.pending_hand = np.full(n, -1, np.int64)
         self.assign(np.arange(n))
 
     def _seeds(self, k: int) -> np.ndarray:
@@ -310,6 +315,27 @@ class Games:
             self.policies[EXPERT] = None   # played from the card features (expert_cards)
         self.policies = {k: v for k, v in self.policies.items() if k in in_play}
 
+    def _throw_samples(self, turned: np.ndarray) -> None:
+        """Keep the samples of the games whose starter was just ``turned`` until their show
+        settles them: a hand whose crib is counted gives its crib target, one whose game ends
+        first (in the play, or on a hand's count) only its hand target (``crib_known``
+        False), since the game never shows that crib."""
+        vg, seats = self.vg, self.config.num_players
+        if turned.size:
+            taken = turned_samples(vg, turned)
+            for k, i in enumerate(turned.tolist()):
+                self.pending[i] = {name: v[k * seats:(k + 1) * seats]
+                                   for name, v in taken.items()}
+            self.pending_hand[turned] = vg.hand_number[turned]
+        waiting = self.pending_hand >= 0
+        settled = np.flatnonzero(waiting & (vg.done | (vg.hand_number != self.pending_hand)))
+        for i in settled.tolist():
+            # a game that goes on has dealt its next hand: the crib was counted
+            shown = bool(vg.crib_shown[i]) if vg.done[i] else True
+            sample = self.pending.pop(i)
+            self.samples.append({**sample, "crib_known": np.full(seats, shown)})
+        self.pending_hand[settled] = -1
+
     def take_samples(self) -> dict[str, np.ndarray]:
         """The throw-value samples gathered since the last call, concatenated (and forgotten)."""
         taken, self.samples = self.samples, []
@@ -326,9 +352,7 @@ class Games:
         rewards = vg.step(actions)
         rollout.earn(self.all_rows, rewards.ravel())
         if self.config.throw_values:
-            turned = np.flatnonzero(discarding & (vg.phase != 0))
-            if turned.size:
-                self.samples.append(turned_samples(vg, turned))
+            self._throw_samples(np.flatnonzero(discarding & (vg.phase != 0)))
         done = np.flatnonzero(vg.done)
         results: list[tuple[str, float]] = []
         if done.size:

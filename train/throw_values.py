@@ -1,12 +1,15 @@
 """What each way to lay away cards would have scored at the show, learnt from the games
 themselves: the ``keeps`` network's throw values (``throw_values=True``).
 
-When the starter is turned the table knows everything the show will score: every seat's kept
+Once the show has counted a hand, the table has seen everything it scored: every seat's kept
 cards, the crib and the starter. For each seat and each way it could have laid away cards
 (15 with 2 players) the rules score, with the starter that was turned and the cards the other
 seats really laid away, the hand it would have kept and the crib it would have made
 (:func:`throw_targets`). No bot and no expected-value table is involved: one sample per seat
-and hand, the starter as it fell. :class:`ThrowValueNet` regresses the two numbers on the
+and hand, the starter as it fell. A hand whose game ends before its crib is counted (in the
+play, or on a hand's count) gives only its hand targets: the game never shows that crib
+(``crib_known`` False; :class:`train.selfplay_rollout.Games` settles each hand's samples at
+its show). :class:`ThrowValueNet` regresses the two numbers on the
 throw head's inputs (rank and suit counts of the kept and the thrown cards), so it learns
 their expectation over starters and over the other seats' throws as the learner's games play
 them; the throw head adds ``beta x (hand + crib)`` (the crib's sign: + when the seat's side
@@ -123,20 +126,35 @@ class ThrowValueNet(nn.Module):
 
 
 def _tensors(samples: dict[str, np.ndarray], device) -> tuple[torch.Tensor, ...]:
-    """The throw features ``(m, T, 34)``, crib signs ``(m,)`` and targets ``(m, T, 2)`` of
-    ``samples``."""
+    """The throw features ``(m, T, 34)``, crib signs ``(m,)``, targets ``(m, T, 2)`` and the
+    targets' weights ``(m, 2)`` of ``samples`` (the crib's 0 where ``crib_known`` is False:
+    the game never showed that crib)."""
     thrown_t, kept_t, _ = throw_tables(samples["cards"].shape[1])
     feats = torch.from_numpy(throw_features(samples["cards"], thrown_t, kept_t)).to(device)
     sign = torch.from_numpy(np.where(samples["own_crib"], 1.0, -1.0)).float().to(device)
     target = torch.from_numpy(np.stack([samples["hand"], samples["crib"]], -1)).float().to(device)
-    return feats, sign, target
+    known = samples.get("crib_known", np.ones(len(samples["cards"]), bool))
+    weight = torch.from_numpy(np.stack([np.ones(len(known)), known], -1)).float().to(device)
+    return feats, sign, target, weight
+
+
+def masked_squared_error(pred, target, weight) -> torch.Tensor:
+    """The mean of ``(pred - target) ** 2`` over the targets of weight 1 (``weight`` ``(m, 2)``
+    for ``pred`` ``(m, T, 2)``): with every weight 1, the plain mean.
+
+    >>> p, t = torch.zeros(2, 3, 2), torch.ones(2, 3, 2)
+    >>> float(masked_squared_error(p, 2 * t, torch.tensor([[1.0, 1.0], [1.0, 0.0]])))
+    4.0
+    """
+    w = weight[:, None, :].expand_as(pred)
+    return ((pred - target) ** 2 * w).sum() / w.sum()
 
 
 def throw_value_loss(net: ThrowValueNet, samples: dict[str, np.ndarray], device="cpu") -> float:
-    """The mean squared error of ``net`` on ``samples`` (points squared, per value)."""
-    feats, sign, target = _tensors(samples, device)
+    """The mean squared error of ``net`` on ``samples`` (points squared, per value shown)."""
+    feats, sign, target, weight = _tensors(samples, device)
     with torch.no_grad():
-        return float(((net(feats, sign) - target) ** 2).mean())
+        return float(masked_squared_error(net(feats, sign), target, weight))
 
 
 def fit_throw_values(net: ThrowValueNet, optimizer, samples: dict[str, np.ndarray],
@@ -146,13 +164,13 @@ def fit_throw_values(net: ThrowValueNet, optimizer, samples: dict[str, np.ndarra
     squared, per value)."""
     if not len(samples["cards"]):
         return float("nan")
-    feats, sign, target = _tensors(samples, device)
+    feats, sign, target, weight = _tensors(samples, device)
     losses = []
     for _ in range(epochs):
         perm = torch.randperm(len(feats), generator=gen).to(device)
         for start in range(0, len(feats), batch):
             mb = perm[start:start + batch]
-            loss = ((net(feats[mb], sign[mb]) - target[mb]) ** 2).mean()
+            loss = masked_squared_error(net(feats[mb], sign[mb]), target[mb], weight[mb])
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
