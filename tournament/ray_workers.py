@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import socket
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from tournament.schedule import GameTask
@@ -64,6 +64,37 @@ def cluster_cpus() -> int:
     return max(1, int(ray.cluster_resources().get("CPU", 1)))
 
 
+def map_tasks(fn: Callable[..., Any], args: Iterable[tuple],
+              on_result: Callable[[tuple, Any], None], in_flight: int) -> None:
+    """Run ``fn(*a)`` for each ``a`` of ``args`` as a Ray task (1 CPU, run again up to
+    :data:`RETRIES` times if its worker or node dies) on the connected cluster, at most
+    ``in_flight`` at once; ``on_result(a, result)`` is called here as each finishes (in
+    completion order). On an error or Ctrl-C the tasks in flight are cancelled."""
+    import ray
+
+    remote = ray.remote(num_cpus=1, max_retries=RETRIES)(fn)
+    todo = iter(args)
+    pending: dict[Any, tuple] = {}
+
+    def submit_next() -> None:
+        a = next(todo, None)
+        if a is not None:
+            pending[remote.remote(*a)] = a
+
+    for _ in range(max(1, in_flight)):
+        submit_next()
+    try:
+        while pending:
+            done, _ = ray.wait(list(pending), num_returns=1)
+            result = ray.get(done[0])
+            on_result(pending.pop(done[0]), result)
+            submit_next()
+    except BaseException:
+        for ref in pending:
+            ray.cancel(ref, force=True)
+        raise
+
+
 def play_tasks_ray(todo: list[GameTask], chunk_size: int, rules_dict: dict[str, Any],
                    on_rows: Callable[[Rows], None], in_flight: int) -> dict[str, int]:
     """Play ``todo`` in chunks as Ray tasks (at most ``in_flight`` at once) on the connected
@@ -71,28 +102,14 @@ def play_tasks_ray(todo: list[GameTask], chunk_size: int, rules_dict: dict[str, 
     per node id."""
     import ray
 
-    remote = ray.remote(num_cpus=1, max_retries=RETRIES)(_play_on_node)
-    pieces = chunks(todo, chunk_size)
     rules_ref = ray.put(rules_dict)
     per_node: Counter[str] = Counter()
-    pending: list[Any] = []
 
-    def submit_next() -> None:
-        chunk = next(pieces, None)
-        if chunk is not None:
-            pending.append(remote.remote(chunk, rules_ref))
+    def got(_args: tuple, result: tuple[str, Rows]) -> None:
+        node, rows = result
+        on_rows(rows)
+        per_node[node] += len(rows)
 
-    for _ in range(max(1, in_flight)):
-        submit_next()
-    try:
-        while pending:
-            done, pending = ray.wait(pending, num_returns=1)
-            node, rows = ray.get(done[0])
-            on_rows(rows)
-            per_node[node] += len(rows)
-            submit_next()
-    except BaseException:
-        for ref in pending:
-            ray.cancel(ref, force=True)
-        raise
+    map_tasks(_play_on_node, ((chunk, rules_ref) for chunk in chunks(todo, chunk_size)), got,
+              in_flight)
     return dict(per_node)

@@ -244,17 +244,75 @@ def fit(data: dict[str, np.ndarray], base: str, settings: IterationSettings,
 # ---------------------------------------------------------------------------- the run
 
 
-def _evaluate(policy: Path, base: str, games: int) -> dict[str, Any]:
+def _evaluate(policy: Path, base: str, games: int, on_ray: bool = False) -> dict[str, Any]:
+    """``eval.json``: ``policy`` alone against expert and against ``base``, on duplicate deals
+    (played on the joined Ray cluster with ``on_ray``: the same games)."""
+    if on_ray:
+        return _evaluate_on_ray(policy, base, games)
     from agents import make_agent
     from train.evaluation import evaluate
 
     agent = make_agent(f"ppo:{policy}", seed=0)
+    return {name: _eval_entry(evaluate(agent, spec, games, seed=0, target=121))
+            for name, spec in (("expert", "expert"), ("base", f"ppo:{base}"))}
+
+
+def _eval_entry(res: dict[str, Any]) -> dict[str, Any]:
+    return {k: int(res[k]) if k == "games" else round(float(res[k]), 4) for k in EVAL_KEYS}
+
+
+def _evaluate_on_ray(policy: Path, base: str, games: int) -> dict[str, Any]:
+    """:func:`train.evaluation.evaluate`'s games for :func:`_evaluate`, played as Ray tasks
+    of 20 games and put back in the schedule's order: the same rows, so the same figures."""
+    import ray
+
+    from tournament import ROW_FIELDS, AgentSpec, pair_stats, schedule
+    from train.evaluation import AGENT_LABEL
+
+    me = AgentSpec(AGENT_LABEL, AGENT_LABEL)
+    mine, theirs = ray.put(policy.read_bytes()), ray.put(Path(base).read_bytes())
     out = {}
     for name, spec in (("expert", "expert"), ("base", f"ppo:{base}")):
-        res = evaluate(agent, spec, games, seed=0, target=121)
-        out[name] = {k: int(res[k]) if k == "games" else round(float(res[k]), 4)
-                     for k in EVAL_KEYS}
+        deals = games // 2
+        tasks = schedule([me, AgentSpec(spec, spec)], 2 * deals, 0) if deals else []
+        rows = _rows_on_ray(tasks, mine, theirs if name == "base" else None)
+        stats = pair_stats(AGENT_LABEL, spec, [tuple(r[f] for f in ROW_FIELDS) for r in rows])
+        out[name] = _eval_entry({"win_rate": stats.win_rate_a.value,
+                                 "win_lo": stats.win_rate_a.low, "win_hi": stats.win_rate_a.high,
+                                 "net_points": stats.net_points_a.value, "games": stats.games})
     return out
+
+
+def _rows_on_ray(tasks: list, mine: Any, base: Any) -> list[dict[str, Any]]:
+    """The rows of ``tasks`` played as Ray tasks of 20 games, in the order of ``tasks``."""
+    from tournament.ray_workers import cluster_cpus, map_tasks
+
+    parts: dict[int, list[dict[str, Any]]] = {}
+    map_tasks(_evaluation_games, ((start, tasks[start:start + CHUNK_GAMES], mine, base)
+                                  for start in range(0, len(tasks), CHUNK_GAMES)),
+              lambda args, rows: parts.__setitem__(args[0], rows), 2 * cluster_cpus())
+    return [r for start in sorted(parts) for r in parts[start]]
+
+
+def _evaluation_games(_start: int, tasks: list, mine: bytes, base: bytes | None
+                      ) -> list[dict[str, Any]]:
+    """The rows of ``tasks`` of :func:`_evaluate_on_ray` (on a Ray worker): the network under
+    test from its file's bytes ``mine``, the opponent its spec or the base's bytes ``base``."""
+    from agents import make_agent
+    from cribenv.game import Rules
+    from tournament import play_task
+    from train.evaluation import AGENT_LABEL
+    from train.iteration_games import policy_here
+
+    agent = make_agent(f"ppo:{policy_here(mine)}", seed=0)
+    opponent = None if base is None else f"ppo:{policy_here(base)}"
+
+    def make(entrant, seed: int):
+        if entrant.label == AGENT_LABEL:
+            return agent
+        return make_agent(opponent or entrant.spec, seed=seed)
+
+    return [play_task(t, Rules(num_players=2, target=121), make) for t in tasks]
 
 
 def _file_hash(path: Path) -> str:
@@ -445,10 +503,32 @@ def _fitted(run_dir: Path, settings: IterationSettings) -> bool:
 
 
 def run_iteration(run_dir: str | Path, settings: IterationSettings, workers: int = 2,
-                  progress: bool = True, log=print) -> list[dict[str, Any]]:
-    """Run (or resume) the rounds of ``settings`` in ``run_dir``; each round's summary."""
+                  progress: bool = True, log=print, ray_address: str | None = None
+                  ) -> list[dict[str, Any]]:
+    """Run (or resume) the rounds of ``settings`` in ``run_dir``; each round's summary.
+    ``ray_address``: the search games and the evaluation are played on that Ray cluster
+    (``workers`` unused); the files are those of a run here."""
     run_dir = Path(run_dir)
     first, replay = _check_can_start(run_dir, settings)
+    connected = False
+    if ray_address is not None:          # before anything is written: a bad address, exit 2
+        from tournament.ray_workers import cluster_cpus, join_cluster
+
+        connected = join_cluster(ray_address)
+        log(f"playing on the Ray cluster at {ray_address} ({cluster_cpus()} CPUs)")
+    try:
+        return _run_in(run_dir, settings, first, replay, workers, progress, log,
+                       ray_address is not None)
+    finally:
+        if connected:
+            import ray
+
+            ray.shutdown()
+
+
+def _run_in(run_dir: Path, settings: IterationSettings, first: Path, replay: list[Path] | None,
+            workers: int, progress: bool, log, on_ray: bool) -> list[dict[str, Any]]:
+    """:func:`run_iteration` once its checks before any work are passed."""
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -462,7 +542,7 @@ def run_iteration(run_dir: str | Path, settings: IterationSettings, workers: int
         _check_rounds(run_dir, settings, record["base_sha256"])
         write_text(run_dir / "settings.json", json.dumps(record, indent=2) + "\n")
         return _run_rounds(run_dir, settings, str(first), replay or [], record["replay_sha256"],
-                           workers, progress, log)
+                           workers, progress, log, on_ray)
 
 
 def _read_replay(chunks: list[Path], sha256: str, models: str) -> list[dict[str, np.ndarray]]:
@@ -480,7 +560,7 @@ def _read_replay(chunks: list[Path], sha256: str, models: str) -> list[dict[str,
 
 
 def _run_rounds(run_dir: Path, settings: IterationSettings, base: str, replay: list[Path],
-                replay_sha256: str, workers: int, progress: bool, log
+                replay_sha256: str, workers: int, progress: bool, log, on_ray: bool = False
                 ) -> list[dict[str, Any]]:
     """The rounds of :func:`run_iteration`, in a checked run folder that this run holds, with
     the replay's chunk files checked at its start."""
@@ -491,7 +571,7 @@ def _run_rounds(run_dir: Path, settings: IterationSettings, base: str, replay: l
         fit_path = folder / "fit.json"
         started = time.perf_counter()
         if not (policy.is_file() and fit_path.is_file()):
-            data = play_round(folder, base, settings, round_no, workers, progress)
+            data = play_round(folder, base, settings, round_no, workers, progress, on_ray)
             log(f"round {round_no}: {len(data['kind']):,} decisions "
                 f"({int((data['kind'] == PLAY).sum()):,} searched plays) from {base}")
             if settings.replay:
@@ -513,8 +593,8 @@ def _run_rounds(run_dir: Path, settings: IterationSettings, base: str, replay: l
         eval_path = folder / "eval.json"
         if settings.eval_games and (not eval_path.is_file() or any(
                 r["games"] != settings.eval_games for r in _check_eval(eval_path).values())):
-            write_text(eval_path, json.dumps(_evaluate(policy, base, settings.eval_games),
-                                             indent=2) + "\n")
+            write_text(eval_path, json.dumps(_evaluate(policy, base, settings.eval_games,
+                                                       on_ray), indent=2) + "\n")
         if eval_path.is_file():
             summary["eval"] = _check_eval(eval_path)
             for name, res in summary["eval"].items():
@@ -562,6 +642,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="a folder of earlier rounds' games (RUN/round-K/games), fitted "
                              "with each round's own; repeat it for more (none)")
     parser.add_argument("--workers", type=int_arg(1), default=2, help="processes (2)")
+    parser.add_argument("--ray", metavar="ADDRESS",
+                        help="play the search games and the evaluation on the Ray cluster at "
+                             "ADDRESS (e.g. HEAD_IP:6379, or 'auto': the one started on this "
+                             "machine) instead of --workers processes; the same files; may "
+                             "change on resume; needs the 'ray' extra")
     parser.add_argument("--seed", type=int_arg(0), default=d.seed, help="seed (0)")
 
 
@@ -571,5 +656,5 @@ def run(args: argparse.Namespace) -> int:
         temperature=args.temperature, anchor=args.anchor, epochs=args.epochs,
         learning_rate=args.learning_rate, eval_games=args.eval_games, seed=args.seed,
         models=args.models, replay=tuple(args.replay))
-    run_iteration(args.run_dir, settings, workers=args.workers)
+    run_iteration(args.run_dir, settings, workers=args.workers, ray_address=args.ray)
     return 0

@@ -1,6 +1,6 @@
 """The games of expert iteration (:mod:`train.expert_iteration`): the search agent's decisions
 recorded as rows, 20 games a chunk, each chunk its own seed and file, played in a pool of
-workers and read back checked.
+workers (or as Ray tasks on a cluster) and read back checked.
 
 A row is one decision: ``kind`` (:data:`PLAY` or :data:`DISCARD`), the ``legal`` cards (-1
 padding to :data:`SLOTS`), the search's ``values`` (its chance to win after each card; NaN on
@@ -118,10 +118,36 @@ def _inputs(models: str) -> dict[str, tuple[int, ...]]:
 
 def _play_job(args: tuple[str, int, int, int, str, str]) -> str:
     base, seed, games, playouts, models, path = args
-    data = play_chunk(base, seed, games, playouts, models)
+    _write_chunk(path, seed, play_chunk(base, seed, games, playouts, models))
+    return path
+
+
+def _write_chunk(path: str, seed: int, data: dict[str, np.ndarray]) -> None:
     # the chunk's seed goes with it: a chunk of another round or run is told apart on resume
     write_with(path, lambda tmp: np.savez_compressed(tmp, seed=np.int64(seed), **data))
-    return path
+
+
+def policy_here(data: bytes) -> str:
+    """The path of a copy of a policy file (its bytes ``data``) on this machine, written once
+    (named by its SHA-256 in the temp folder): a Ray worker's run folder may be elsewhere."""
+    import hashlib
+    import tempfile
+
+    from cribenv.files import atomic_path
+
+    path = (Path(tempfile.gettempdir()) / "cribenv-ray-policies"
+            / f"{hashlib.sha256(data).hexdigest()}.safetensors")
+    if not path.is_file():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with atomic_path(path) as tmp:
+            tmp.write_bytes(data)
+    return str(path)
+
+
+def _play_remote(base: bytes, seed: int, games: int, playouts: int, models: str
+                 ) -> dict[str, np.ndarray]:
+    """:func:`play_chunk` on a Ray worker, the base policy given as its file's bytes."""
+    return play_chunk(policy_here(base), seed, games, playouts, models)
 
 
 def read_chunk(path: Path, seed: int | None = None, models: str = "heuristic",
@@ -156,9 +182,12 @@ def read_chunk(path: Path, seed: int | None = None, models: str = "heuristic",
 
 
 def play_round(folder: Path, base: str, settings: Any, round_no: int,
-               workers: int, progress: bool = True) -> dict[str, np.ndarray]:
+               workers: int, progress: bool = True, on_ray: bool = False
+               ) -> dict[str, np.ndarray]:
     """Play (or read back) the round's games (``settings``: a run's
-    :class:`train.expert_iteration.IterationSettings`); every chunk already on disk is kept."""
+    :class:`train.expert_iteration.IterationSettings`) in ``workers`` processes, or
+    (``on_ray``) on the Ray cluster this process has joined; every chunk already on disk is
+    kept. A chunk's games depend on its seed alone, so its file is the same either way."""
     from tqdm import tqdm
 
     games_dir = folder / "games"
@@ -175,7 +204,9 @@ def play_round(folder: Path, base: str, settings: Any, round_no: int,
     done = settings.games - sum(j[2] for j in jobs)
     with tqdm(total=settings.games, initial=done, unit="game", disable=not progress,
               desc=f"round {round_no}: search games") as bar:
-        if workers > 1 and len(jobs) > 1:
+        if on_ray:
+            _play_on_ray(jobs, bar)
+        elif workers > 1 and len(jobs) > 1:
             _play_in_pool(jobs, workers, bar)
         else:
             for j in jobs:
@@ -199,3 +230,24 @@ def _play_in_pool(jobs: list[tuple], workers: int, bar) -> None:
     with multiprocessing.Pool(workers, initializer=init_worker) as pool:  # ends them on exit
         for path in pool.imap_unordered(_play_job, jobs):
             bar.update(games[path])
+
+
+def _play_on_ray(jobs: list[tuple], bar) -> None:
+    """Play ``jobs`` as Ray tasks on the connected cluster (two a CPU in flight); the chunks
+    come back here and are written by this process, so the run folder need not be on the
+    workers' machines (nor the base policy: its bytes go with the tasks)."""
+    import ray
+
+    from tournament.ray_workers import cluster_cpus, map_tasks
+
+    bases = {base: ray.put(Path(base).read_bytes()) for base in {j[0] for j in jobs}}
+    by_seed = {j[1]: j for j in jobs}       # each chunk has its own seed
+
+    def got(args: tuple, data: dict[str, np.ndarray]) -> None:
+        _, seed, games, _, _, path = by_seed[args[1]]
+        _write_chunk(path, seed, data)
+        bar.update(games)
+
+    map_tasks(_play_remote, ((bases[j[0]], *j[1:5]) for j in jobs), got,
+              in_flight=2 * cluster_cpus())
+
