@@ -36,6 +36,13 @@ workers exit once the run's process is gone.
 games rather than the last round's alone; the chunks are checked before anything is written and
 a resume must replay the same files (their hash is in ``settings.json``).
 
+**On a Ray cluster** (``--ray ADDRESS``): the chunks of search games and the evaluation's
+games are Ray tasks (:func:`tournament.ray_workers.map_tasks`), the policies' bytes sent with
+them and the chunks written here, so the files are those of a run in local processes and the
+address may change on resume (it is not a setting of the run)::
+
+    cribenv expert-iteration --run-dir runs/exit --ray HEAD_IP:6379
+
 The search's leaf values come from the win-probability table (:mod:`agents.winprob`), not from
 a critic, so no critic is fitted.
 
