@@ -16,6 +16,7 @@ pytest.importorskip("numba")
 from ray_cluster import head_and_worker  # noqa: E402
 
 from cribenv.cli import main  # noqa: E402
+from train import evaluation  # noqa: E402
 from train import expert_iteration as ei  # noqa: E402
 from train import iteration_games as games  # noqa: E402
 
@@ -45,6 +46,12 @@ def test_a_round_on_a_cluster_writes_the_files_of_a_round_here(tmp_path, monkeyp
     monkeypatch.setenv("RAY_worker_niceness", "0")   # beside other jobs on a shared machine
     assert main(["expert-iteration", "--run-dir", str(tmp_path / "here"), *ARGS,
                  "--workers", "1"]) == 0
+    def here_only(*_args, **_kwargs):
+        raise AssertionError("a game of the Ray run was played in this process")
+
+    # the Ray workers import these afresh: only a game played here would fail
+    monkeypatch.setattr(games, "play_chunk", here_only)
+    monkeypatch.setattr(evaluation, "evaluate", here_only)
     cluster = head_and_worker(2)
     c, worker = next(cluster)
     try:
