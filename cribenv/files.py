@@ -122,3 +122,39 @@ def no_space(exc: BaseException) -> str | None:
         return (f"no space left on the device holding {where}: free some space and run it "
                 f"again (a run resumes where it stopped)")
     return None
+
+
+@contextmanager
+def locked(path: str | os.PathLike[str], busy: str | None = None):
+    """Hold an ``flock`` on ``path`` (a folder, or a file made if missing) while the block
+    runs. The lock is let go when the block ends or the process does (``kill -9`` included,
+    once the children it forked, which inherit it, have ended too), so a killed run leaves no
+    stale lock. ``busy``: when another holds it, raise ValueError(busy) at once; None: wait
+    for it. Not a POSIX system: no lock.
+
+    >>> import tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> with locked(d, busy="in use"):
+    ...     with locked(d, busy="in use"):
+    ...         pass
+    Traceback (most recent call last):
+    ValueError: in use
+    """
+    try:
+        import fcntl
+    except ImportError:      # not a POSIX system: no lock
+        yield
+        return
+    flags = os.O_RDONLY if Path(path).is_dir() else os.O_RDWR | os.O_CREAT
+    fd = os.open(path, flags, 0o644)
+    try:
+        if busy is None:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        else:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise ValueError(busy) from None
+        yield
+    finally:
+        os.close(fd)

@@ -31,6 +31,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from cribenv.files import locked
 from tournament.ladder.deals import DealSet, load
 from tournament.ladder.endgames import endgame_score
 from tournament.ladder.quality import discard_quality
@@ -126,8 +127,8 @@ def check_entry(spec: str, deals: int, folder: str | os.PathLike[str] = DEFAULT_
     return entrant
 
 
-#: The run folders this process holds (:func:`running_in`), each with its lock file.
-_RUNNING: dict[Path, int] = {}
+#: The run folders this process holds (:func:`running_in`).
+_RUNNING: set[Path] = set()
 LOCK_NAME = ".ladder.lock"
 
 
@@ -143,26 +144,14 @@ def running_in(folder: str | os.PathLike[str]) -> Iterator[Path]:
     if key in _RUNNING:
         yield folder
         return
-    try:
-        import fcntl
-    except ImportError:      # not a POSIX system: no lock
-        yield folder
-        return
-    fd = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise ValueError(f"the games folder {str(folder)!r} is busy: another ladder is "
-                             "playing in it (or its workers are still ending); wait for it, "
-                             "or give this one another --folder") from None
-        _RUNNING[key] = fd
+    with locked(folder / LOCK_NAME, busy=f"the games folder {str(folder)!r} is busy: another "
+                "ladder is playing in it (or its workers are still ending); wait for it, or give "
+                "this one another --folder"):
+        _RUNNING.add(key)
         try:
             yield folder
         finally:
-            del _RUNNING[key]
-    finally:
-        os.close(fd)
+            _RUNNING.discard(key)
 
 
 def _close(agent: Any) -> None:
@@ -372,19 +361,10 @@ def read_leaderboard(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
 
 @contextmanager
 def _holding(folder: Path) -> Iterator[None]:
-    """Hold ``folder`` (an ``flock`` on it, waiting for any other holder) while the block
-    runs: one writer of its leaderboard at a time."""
-    try:
-        import fcntl
-    except ImportError:      # not a POSIX system: no lock
+    """Hold ``folder`` (waiting for any other holder) while the block runs: one writer of its
+    leaderboard at a time."""
+    with locked(folder):
         yield
-        return
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
 
 
 def _append(path: Path, text: str) -> None:
