@@ -15,6 +15,19 @@ MAX_TTL_MINUTES = 525_600   # a year
 MAX_THINK_S = 600
 
 
+def _positive(text: str, unit: str, most: float, most_words: str) -> float:
+    """``text`` as a number of ``unit``, more than 0 and at most ``most`` (argparse's usage
+    error otherwise, naming the bound as ``most_words``)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value <= most:   # NaN fails it too
+        raise argparse.ArgumentTypeError(f"expected {unit}, more than 0 and at most "
+                                         f"{most_words}, got {text!r}")
+    return value
+
+
 def ttl_minutes(text: str) -> float:
     """``--ttl``: minutes, more than 0 and at most a year (argparse's usage error otherwise).
 
@@ -25,14 +38,7 @@ def ttl_minutes(text: str) -> float:
     ...
     argparse.ArgumentTypeError: expected minutes, more than 0 and at most 525600 (a year), got 'inf'
     """
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not 0 < value <= MAX_TTL_MINUTES:   # NaN fails it too
-        raise argparse.ArgumentTypeError(f"expected minutes, more than 0 and at most "
-                                         f"{MAX_TTL_MINUTES} (a year), got {text!r}")
-    return value
+    return _positive(text, "minutes", MAX_TTL_MINUTES, f"{MAX_TTL_MINUTES} (a year)")
 
 
 def think_seconds(text: str) -> float:
@@ -46,14 +52,7 @@ def think_seconds(text: str) -> float:
     ...
     argparse.ArgumentTypeError: expected seconds, more than 0 and at most 600, got '0'
     """
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not 0 < value <= MAX_THINK_S:   # NaN fails it too
-        raise argparse.ArgumentTypeError(f"expected seconds, more than 0 and at most "
-                                         f"{MAX_THINK_S}, got {text!r}")
-    return value
+    return _positive(text, "seconds", MAX_THINK_S, str(MAX_THINK_S))
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
