@@ -3,6 +3,7 @@ loop. The tournament and the ladder are :mod:`tournament`, the web table :mod:`w
 (their old names here, ``agents.tournament``, ``agents.ladder`` and ``agents.web``, still
 import, with a deprecation warning: :mod:`agents._moved`).
 
+A spec (``"search:ppo:shipped?playouts=600"``) is read and built in :mod:`agents.spec`.
 A bot is ``choose(view, legal) -> card``; ``act(observation)`` adapts it to the RL boundary
 (:mod:`agents.base`). :func:`agents.arena.run_game` drives a game with bots and policies.
 
@@ -19,8 +20,9 @@ from agents import _moved
 
 # name -> the module that defines it, imported on first use (``import agents`` stays quick)
 _HOMES = {"Agent": "agents.base", "Bot": "agents.base", "RandomAgent": "agents.base",
-          "ViewAgent": "agents.base", "ask": "agents.base", "available_agents": "agents.base",
-          "make_agent": "agents.base", "register_agent": "agents.base",
+          "ViewAgent": "agents.base", "ask": "agents.base", "AgentSpec": "agents.spec",
+          "BotSpec": "agents.spec", "available_agents": "agents.spec",
+          "make_agent": "agents.spec", "register_agent": "agents.spec",
           "ExpertAgent": "agents.expert", "GreedyAgent": "agents.greedy",
           "SearchAgent": "agents.search"}
 __all__ = sorted(_HOMES)

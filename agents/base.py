@@ -1,4 +1,7 @@
-"""The agent protocol and the registry behind :func:`make_agent`.
+"""The agent protocol (bots and policies) and the random bot.
+
+A spec is read and built by :mod:`agents.spec` (:func:`make_agent`, :func:`register_agent`,
+re-exported here, their old home).
 
 Two kinds of player, one loop (:func:`agents.arena.run_game`) for both:
 
@@ -31,6 +34,15 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+# the registry and the builder live in agents.spec; their old home re-exports them
+from agents.spec import (  # noqa: F401
+    BUILT_IN_MODULES,
+    agent_spellings,
+    available_agents,
+    make_agent,
+    register_agent,
+    unknown_agent_message,
+)
 from cribenv.game import PlayerView
 from cribenv.observation import decode
 
@@ -110,99 +122,6 @@ class RandomAgent(ViewAgent):
 
     def choose(self, view: PlayerView, legal: list[int]) -> int:
         return legal[self.rng.integers(len(legal))]
-
-
-_REGISTRY: dict[str, Callable[..., Any]] = {}
-# The module that registers each built-in agent, imported by its first look-up (so that
-# ``import agents`` and a command's ``--help`` stay quick, and "random" never loads numba).
-BUILT_IN_MODULES = {"cmd": "agents.external", "expert": "agents.expert",
-                    "greedy": "agents.greedy", "openspiel": "agents.openspiel",
-                    "ppo": "agents.ppo", "search": "agents.search"}
-
-
-def register_agent(name: str, factory: Callable[..., Any]) -> None:
-    """Make ``make_agent(name)`` build ``factory(seed=..., **kwargs)``."""
-    _REGISTRY[name] = factory
-
-
-def _registry(name: str | None = None) -> dict[str, Callable[..., Any]]:
-    """The registry, with the built-in agent ``name`` registered (every one if ``None``)."""
-    import importlib
-
-    for key, module in BUILT_IN_MODULES.items():
-        if name is None or name == key:
-            importlib.import_module(module)
-    return _REGISTRY
-
-
-def available_agents() -> list[str]:
-    """Names accepted by :func:`make_agent` (plus ``"ppo:PATH"``)."""
-    return sorted(_registry())
-
-
-def agent_spellings() -> list[str]:
-    """Every way to name an agent, as a message lists them.
-
-    >>> agent_spellings()[:3]
-    ['expert', 'greedy', 'random']
-    """
-    import importlib
-
-    simple = [n for n in available_agents() if n not in ("cmd", "openspiel", "ppo", "search")]
-    shipped = importlib.import_module(BUILT_IN_MODULES["ppo"]).shipped_specs()
-    return simple + [*shipped, "ppo:PATH", "search:BASE", "cmd:COMMAND", "openspiel:ALGO"]
-
-
-def unknown_agent_message(spec: str) -> str:
-    """The error for an agent spec nobody registered: every spelling, and the nearest.
-
-    >>> print(unknown_agent_message("gredy")[:47])
-    unknown agent 'gredy' (did you mean 'greedy'?):
-    """
-    import difflib
-
-    names = agent_spellings()
-    near = difflib.get_close_matches(spec.lower(), [n for n in names if n not in (
-        "ppo:PATH", "search:BASE", "cmd:COMMAND", "openspiel:ALGO")], n=1)
-    hint = f" (did you mean {near[0]!r}?)" if near else ""
-    listed = ", ".join(names).replace("ppo:PATH", "ppo:PATH (a policy file)").replace(
-        "search:BASE", "search:BASE (e.g. search:ppo:shipped)").replace(
-        "cmd:COMMAND", "cmd:COMMAND (a program speaking the Cribbage Bot Protocol)").replace(
-        "openspiel:ALGO", "openspiel:ALGO (OpenSpiel's search: openspiel:ismcts or "
-        "openspiel:mcts)")
-    return f"unknown agent {spec!r}{hint}: expected one of {listed}"
-
-
-def make_agent(spec: str, seed: int | None = None, **kwargs: Any) -> Agent:
-    """Build an agent from a spec: ``"random"``, ``"greedy"``, ``"expert"``, ``"ppo:PATH"``,
-    ``"search:BASE"`` (:mod:`agents.search`, e.g. ``"search:ppo:shipped?playouts=600"``),
-    ``"cmd:COMMAND"`` (a program speaking the Cribbage Bot Protocol, :mod:`agents.external`),
-    ``"openspiel:ALGO"`` (OpenSpiel's ISMCTS or MCTS, :mod:`agents.openspiel`).
-
-    ``seed`` makes every random choice of the agent reproducible.
-    """
-    if not isinstance(spec, str) or not spec:
-        raise ValueError(f"agent spec must be a non-empty string, got {spec!r}")
-    name, _, arg = spec.partition(":")
-    name = name.lower()
-    if name.startswith("cmd[") and name.endswith("]"):   # cmd[move=2,game=60]:COMMAND
-        arg, name = f"[{name[4:-1]}]{arg}", "cmd"
-    registry = _registry(name)
-    if name in ("search", "cmd", "openspiel"):
-        return registry[name](arg, seed=seed, **kwargs)
-    if name == "ppo":
-        if not arg:
-            raise ValueError("'ppo:PATH' needs the path of a policy file, e.g. "
-                             "ppo:runs/quick/policy.safetensors (or ppo:shipped)")
-        return registry["ppo"](arg, seed=seed, **kwargs)
-    factory = registry.get(name)
-    if factory is None:
-        raise ValueError(unknown_agent_message(spec))   # (its listing loads every agent)
-    if arg or spec.endswith(":"):
-        raise ValueError(f"agent {spec!r}: {name!r} takes nothing after ':' (only ppo:PATH "
-                         f"does); write {name!r}")
-    agent = factory(seed=seed, **kwargs)
-    return agent
 
 
 register_agent("random", RandomAgent)

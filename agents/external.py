@@ -50,7 +50,8 @@ from typing import Any
 
 from agents import protocol
 from agents.arena import BotFailure
-from agents.base import ViewAgent, register_agent
+from agents.base import ViewAgent
+from agents.spec import BotSpec, register_agent
 from cribenv.game import Game, PlayerView, Rules
 
 __all__ = ["ExternalBot"]
@@ -569,9 +570,8 @@ def parse_clocks(arg: str) -> tuple[str, dict[str, float]]:
     return command, options
 
 
-def _make(arg: str, seed: int | None = None, **kwargs: Any) -> ExternalBot:
-    command, clocks = parse_clocks(arg)
-    return ExternalBot(command, seed=seed, **{**clocks, **kwargs})
+def _make(spec: BotSpec, seed: int | None = None, **kwargs: Any) -> ExternalBot:
+    return ExternalBot(spec.arg, seed=seed, **{**spec.options, **kwargs})
 
 
-register_agent("cmd", _make)
+register_agent("cmd", _make, read=parse_clocks)

@@ -46,10 +46,22 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import ViewAgent, make_agent, register_agent  # noqa: F401 (the doctest)
+from agents.base import ViewAgent
+from agents.spec import (  # noqa: F401 (make_agent: the doctest)
+    FLAG,
+    NUMBER,
+    TEXT,
+    WHOLE,
+    BotSpec,
+    Settings,
+    make_agent,
+    parse,
+    register_agent,
+)
 from cribenv.game import PlayerView
 
-__all__ = ["ALGORITHMS", "MAX_SIMULATIONS", "MIN_SIMULATIONS", "OpenSpielAgent", "parse_spec",
+__all__ = ["ALGORITHMS", "MAX_SIMULATIONS", "MIN_SIMULATIONS", "OpenSpielAgent", "SETTINGS",
+           "parse_spec",
            "rollout_evaluator"]
 
 ALGORITHMS = ("ismcts", "mcts")
@@ -122,8 +134,24 @@ def check_options(algorithm: str, **options: Any) -> dict[str, Any]:
     return out
 
 
+#: OpenSpiel's settings (``openspiel:ismcts?simulations=1000&uct_c=2``), read by
+#: :mod:`agents.spec` and checked by :func:`check_options` (a key of neither algorithm is
+#: handed to it as text, and named there).
+SETTINGS = Settings(
+    kind="openspiel", noun="openspiel setting",
+    read={"simulations": WHOLE, "uct_c": NUMBER, "rollouts": WHOLE, "seed": WHOLE,
+          "world_samples": WHOLE, "final_policy": TEXT, "worlds": WHOLE, "solve": FLAG},
+    check=lambda algorithm, given: check_options(algorithm, **given),
+    malformed="openspiel setting {part!r}: expected key=value (as in "
+              "openspiel:ismcts?simulations=100&uct_c=2)",
+    needs="'openspiel:ALGO' needs an algorithm: openspiel:ismcts or openspiel:mcts (e.g. "
+          "openspiel:ismcts?simulations=100)",
+    strict=False, lower_head=True)
+
+
 def parse_spec(arg: str) -> tuple[str, dict[str, Any]]:
-    """``"ALGO?k=v&..."`` -> ``(ALGO, settings)``, checked (:func:`check_options`).
+    """``"ALGO?k=v&..."`` -> ``(ALGO, settings)``, checked (:func:`check_options`):
+    :func:`agents.spec.parse` of ``openspiel:{arg}``.
 
     >>> parse_spec("ismcts?simulations=1000&uct_c=1.5")[1]["simulations"]
     1000
@@ -132,28 +160,8 @@ def parse_spec(arg: str) -> tuple[str, dict[str, Any]]:
     ...
     ValueError: openspiel worlds must be a whole number from 1 to 5 (each world's ...), got 6
     """
-    algorithm, _, query = arg.partition("?")
-    algorithm = algorithm.lower()
-    options: dict[str, Any] = {}
-    for part in filter(None, query.split("&")):
-        key, eq, value = part.partition("=")
-        if not eq:
-            raise ValueError(f"openspiel setting {part!r}: expected key=value (as in "
-                             f"openspiel:ismcts?simulations=100&uct_c=2)")
-        if key in options:
-            raise ValueError(f"openspiel setting {key!r} is given twice; give it once")
-        if key in ("final_policy",):
-            options[key] = value
-        elif key == "solve":
-            if value.lower() not in ("true", "false", "1", "0"):
-                raise ValueError(f"openspiel solve must be true or false, got {value!r}")
-            options[key] = value.lower() in ("true", "1")
-        else:
-            try:
-                options[key] = float(value) if key == "uct_c" else int(value)
-            except ValueError:
-                raise ValueError(f"openspiel setting {key}={value!r} is not a number") from None
-    return algorithm, check_options(algorithm, **options)
+    spec = parse(f"openspiel:{arg}")
+    return spec.arg, spec.options
 
 
 class OpenSpielAgent(ViewAgent):
@@ -281,14 +289,11 @@ def _played_out(state: Any, n_rollouts: int, random_state: np.random.RandomState
                               for w, p in zip(vg.winner, points)]) for s in range(n)])
 
 
-def _make_openspiel(arg: str, seed: int | None = None, **kwargs: Any) -> OpenSpielAgent:
-    if not arg:
-        raise ValueError("'openspiel:ALGO' needs an algorithm: openspiel:ismcts or "
-                         "openspiel:mcts (e.g. openspiel:ismcts?simulations=100)")
-    algorithm, options = parse_spec(arg)
+def _make_openspiel(spec: BotSpec, seed: int | None = None, **kwargs: Any) -> OpenSpielAgent:
+    options = spec.options
     spec_seed = options.pop("seed")
-    return OpenSpielAgent(algorithm, seed=seed if spec_seed is None else spec_seed,
-                          name=f"openspiel:{arg}", **{**options, **kwargs})
+    return OpenSpielAgent(spec.arg, seed=seed if spec_seed is None else spec_seed,
+                          name=f"openspiel:{spec.rest}", **{**options, **kwargs})
 
 
-register_agent("openspiel", _make_openspiel)
+register_agent("openspiel", _make_openspiel, read=SETTINGS)

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Observation, register_agent
+from agents.base import Observation
 from agents.policy_file import (  # noqa: F401  (the format's names, importable from here too)
     POLICY_FORMAT,
     PolicyFileError,
@@ -42,6 +42,7 @@ from agents.policy_file import (  # noqa: F401  (the format's names, importable 
     save_policy,
     save_tensors,
 )
+from agents.spec import BotSpec, register_agent
 from cribenv.game import PlayerView
 from cribenv.observation import OBS_SIZE, OFFSETS, decode, encode
 
@@ -525,7 +526,16 @@ def policy_path(name: str | Path) -> Path:
     return TRAINED_POLICIES.get(str(name), Path(name))
 
 
-def _make_ppo(path: str, seed: int | None = None, **kwargs: Any) -> PPOAgent:
+def _read_path(arg: str) -> tuple[str, dict[str, Any]]:
+    """``ppo:PATH``'s argument: the path, which must be given (its file is read when built)."""
+    if not arg:
+        raise ValueError("'ppo:PATH' needs the path of a policy file, e.g. "
+                         "ppo:runs/quick/policy.safetensors (or ppo:shipped)")
+    return arg, {}
+
+
+def _make_ppo(spec: BotSpec, seed: int | None = None, **kwargs: Any) -> PPOAgent:
+    path = spec.arg
     if path.lower() in TRAINED_POLICIES:
         path = path.lower()
     resolved = policy_path(path)
@@ -544,4 +554,4 @@ def _make_ppo(path: str, seed: int | None = None, **kwargs: Any) -> PPOAgent:
     return agent
 
 
-register_agent("ppo", _make_ppo)
+register_agent("ppo", _make_ppo, read=_read_path)

@@ -56,13 +56,14 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import ViewAgent, make_agent, register_agent
+from agents.base import ViewAgent
+from agents.spec import NUMBER, TEXT, WHOLE, BotSpec, Settings, build, parse, register_agent
 from agents.winprob import SCRATCH_TABLE_FILE, TABLE_FILE, TARGETS, seat_wins
 from cribenv.game import Phase, PlayerView, Rules
 from cribenv.positions import Hidden, sample_hidden
 
 __all__ = ["DECISION_MEMORY", "DEFAULT_MARGIN", "DEFAULT_PLAYOUTS", "MAX_PLAYOUTS", "MODELS",
-           "PLAYOUT_MEMORY", "SearchAgent", "check_table", "parse_spec"]
+           "PLAYOUT_MEMORY", "SETTINGS", "SearchAgent", "check_table", "parse_spec"]
 
 #: Playouts a decision by default (shared by the legal cards): about 15 ms here.
 DEFAULT_PLAYOUTS = 600
@@ -117,7 +118,8 @@ def check_table(table: str | Path) -> None:
 
 def parse_spec(arg: str) -> tuple[str, dict[str, Any]]:
     """``"BASE?k=v&..."`` -> ``(BASE, {"playouts": int, "margin": float, "models": str,
-    "table": str})``.
+    "table": str})``: :func:`agents.spec.parse` of ``search:{arg}`` (the base read too), the
+    settings given.
 
     >>> parse_spec("ppo:shipped?playouts=200&margin=0.5")
     ('ppo:shipped', {'playouts': 200, 'margin': 0.5})
@@ -126,28 +128,8 @@ def parse_spec(arg: str) -> tuple[str, dict[str, Any]]:
     >>> parse_spec("expert")
     ('expert', {})
     """
-    base, _, query = arg.partition("?")
-    if not base:
-        raise ValueError("'search:BASE' needs a base agent, e.g. search:ppo:shipped or "
-                         "search:expert")
-    options: dict[str, Any] = {}
-    for part in filter(None, query.split("&")):
-        key, eq, value = part.partition("=")
-        if not eq or key not in ("playouts", "margin", "models", "table"):
-            raise ValueError(f"search option {part!r}: expected playouts=N, margin=X, "
-                             f"models=heuristic|own or table=FILE (as in "
-                             f"search:{base}?playouts=600&margin=1)")
-        if key in options:
-            raise ValueError(f"search option {key!r} is given twice; give it once")
-        if key in ("models", "table"):
-            options[key] = value
-            continue
-        try:
-            options[key] = int(value) if key == "playouts" else float(value)
-        except ValueError:
-            raise ValueError(f"search option {key}={value!r} is not a number") from None
-    check_options(**options)
-    return base, options
+    spec = parse(f"search:{arg}")
+    return spec.arg, spec.options
 
 
 def check_options(playouts: int = DEFAULT_PLAYOUTS, margin: float = DEFAULT_MARGIN,
@@ -176,6 +158,21 @@ def check_options(playouts: int = DEFAULT_PLAYOUTS, margin: float = DEFAULT_MARG
         check_table(table)
 
 
+def _checked(base: str, given: dict[str, Any]) -> dict[str, Any]:
+    check_options(**given)
+    return given
+
+
+#: The search's settings (``search:BASE?playouts=600&margin=1``), read by :mod:`agents.spec`.
+SETTINGS = Settings(
+    kind="search", noun="search option",
+    read={"playouts": WHOLE, "margin": NUMBER, "models": TEXT, "table": TEXT},
+    check=_checked, nested=True,
+    malformed="search option {part!r}: expected playouts=N, margin=X, models=heuristic|own or "
+              "table=FILE (as in search:{head}?playouts=600&margin=1)",
+    needs="'search:BASE' needs a base agent, e.g. search:ppo:shipped or search:expert")
+
+
 class SearchAgent(ViewAgent):
     """A base agent whose plays are checked by paired playouts (see the module docstring).
 
@@ -195,7 +192,7 @@ class SearchAgent(ViewAgent):
 
     asks_forced = False
 
-    def __init__(self, base: str, seed: int | None = None,
+    def __init__(self, base: str | BotSpec, seed: int | None = None,
                  playouts: int = DEFAULT_PLAYOUTS, margin: float = DEFAULT_MARGIN,
                  models: str = "heuristic", table: str | Path | None = None,
                  name: str | None = None, time_budget_s: float | None = None) -> None:
@@ -211,7 +208,9 @@ class SearchAgent(ViewAgent):
         #: the win-probability table the ends are valued by
         self.table = Path(table) if table is not None else \
             SCRATCH_TABLE_FILE if models == "own" else TABLE_FILE
-        self.base = make_agent(base, seed=seed)
+        self.base = build(base, seed=seed)     # the one builder; a read base is not read again
+        if isinstance(base, BotSpec):
+            base = base.text
         self.models = models
         self.actor = getattr(self.base, "policy", None)
         if models == "own" and not hasattr(self.actor, "logits"):
@@ -338,9 +337,9 @@ class SearchAgent(ViewAgent):
         return value.reshape(n_cards, deals)
 
 
-def _make_search(arg: str, seed: int | None = None, **kwargs: Any) -> SearchAgent:
-    base, options = parse_spec(arg)
-    return SearchAgent(base, seed=seed, name=f"search:{arg}", **options, **kwargs)
+def _make_search(spec: BotSpec, seed: int | None = None, **kwargs: Any) -> SearchAgent:
+    return SearchAgent(spec.base, seed=seed, name=f"search:{spec.rest}", **spec.options,
+                       **kwargs)
 
 
-register_agent("search", _make_search)
+register_agent("search", _make_search, read=SETTINGS)
