@@ -86,15 +86,15 @@ def _stored(db: Path) -> int:
 
 def run(args: argparse.Namespace) -> int:
     rules = Rules(target=args.target)
+    entrants = [parse_spec(s) for s in args.agents]   # read once, here
     if args.db is None:   # named from the tournament: the same one resumes, no other collides
-        entrants = [parse_spec(s) for s in args.agents]
         check_games(args.games)
         args.db = default_db_path(tournament_config(entrants, args.games, args.seed, rules))
     db = writable_file(args.db, "--db")    # both checked before any game is played
     if args.out:
         writable_dir(args.out, "--out")
     try:
-        report = run_tournament(args.agents, args.games, workers=args.workers, db_path=db,
+        report = run_tournament(entrants, args.games, workers=args.workers, db_path=db,
                                 seed=args.seed, rules=rules, progress=not args.no_progress,
                                 bootstrap=args.bootstrap, anchor=args.anchor,
                                 ray_address=args.ray)

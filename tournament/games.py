@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agents.arena import play_game
-from agents.base import make_agent
+from agents.spec import build
 from cribenv.game import Rules
 from tournament.schedule import AgentSpec, GameTask, agent_seed
 
@@ -16,8 +16,9 @@ def play_task(task: GameTask, rules: Rules,
               make: Callable[[AgentSpec, int], Any] | None = None) -> dict[str, Any]:
     """Play one game of the schedule; the row the results database stores for it.
 
-    ``make(entrant, seed)`` builds a seat's agent (default: ``make_agent(entrant.spec,
-    seed=seed)``); the seed is :func:`agent_seed` of the game and seat.
+    ``make(entrant, seed)`` builds a seat's agent (default: ``agents.spec.build(entrant.bot,
+    seed=seed)``, what ``make_agent(entrant.spec, seed=seed)`` builds); the seed is
+    :func:`agent_seed` of the game and seat.
     """
     seats = task.seats
     if make is None:
@@ -78,4 +79,4 @@ class Timed:
 
 
 def _make_entrant(entrant: AgentSpec, seed: int) -> Any:
-    return make_agent(entrant.spec, seed=seed)
+    return build(entrant.bot, seed=seed)     # the spec read once per entrant, not per game

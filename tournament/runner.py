@@ -10,7 +10,7 @@ import sys
 import time
 from collections.abc import Sequence
 
-from agents.base import make_agent
+from agents.spec import build
 from cribenv.checks import int_at_least
 from cribenv.game import Rules
 from tournament.report import TournamentReport, compute_report
@@ -31,7 +31,7 @@ from tournament.storage import (
 from tournament.workers import Rows, play_tasks
 
 
-def run_tournament(agent_specs: Sequence[str], games_per_pair: int, workers: int = 1,
+def run_tournament(agent_specs: Sequence[str | AgentSpec], games_per_pair: int, workers: int = 1,
                    db_path: str | os.PathLike[str] | None = None, seed: int = 0,
                    rules: Rules | None = None, progress: bool = True, *,
                    bootstrap: int = 500, confidence: float = 0.95, anchor: str | None = None,
@@ -39,7 +39,8 @@ def run_tournament(agent_specs: Sequence[str], games_per_pair: int, workers: int
                    ) -> TournamentReport:
     """Play (or resume) a round robin of 2-player duplicate games and report on it.
 
-    ``agent_specs``: ``make_agent`` specs, optionally labelled ``LABEL=SPEC``; every pair plays
+    ``agent_specs``: ``make_agent`` specs, optionally labelled ``LABEL=SPEC`` (or read:
+    :class:`~agents.spec.AgentSpec`); every pair plays
     ``games_per_pair`` (even) games. ``workers`` processes play chunks of games (``1``: in this
     process); results go to the SQLite database ``db_path`` as they arrive (default: a file
     named from the agents and settings, :func:`~tournament.storage.default_db_path`),
@@ -55,7 +56,7 @@ def run_tournament(agent_specs: Sequence[str], games_per_pair: int, workers: int
     if not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed must be a non-negative int, got {seed!r}")
     check_games(games_per_pair)
-    entrants = [parse_spec(s) for s in agent_specs]
+    entrants = [s if isinstance(s, AgentSpec) else parse_spec(s) for s in agent_specs]
     if len(entrants) < 2:
         raise ValueError(f"a tournament needs at least 2 agents, got {len(entrants)}")
     labels = [e.label for e in entrants]
@@ -144,7 +145,7 @@ def check_agent(entrant: AgentSpec) -> None:
     from agents.arena import BotFailure
     from agents.external import ExternalBot
 
-    agent = make_agent(entrant.spec, seed=0)
+    agent = build(entrant.bot, seed=0)   # the one builder, on the spec read once
     if not isinstance(agent, ExternalBot):   # only a program has a start to check
         return
     try:

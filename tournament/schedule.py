@@ -9,7 +9,8 @@ first-dealer *seat*, ``deal % 2``, so the cards a seat receives are the same in 
 plays each card sequence of the deal once in each role, and each agent deals first in exactly
 one of the two games (dealer advantage cancels within the unit, and the first-dealer seat
 alternates over deals). Agents are built per game with
-``make_agent(spec, seed=agent_seed(game_seed, seat))``, so a game's result depends on its seed
+``agents.spec.build(entrant.bot, seed=agent_seed(game_seed, seat))`` (the entrant's spec read
+once, :class:`agents.spec.AgentSpec`), so a game's result depends on its seed
 and seating alone, never on worker scheduling.
 
 >>> tasks = schedule(["random", "greedy", "expert"], games_per_pair=4, seed=7)
@@ -29,39 +30,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-
-@dataclass(frozen=True)
-class AgentSpec:
-    """A tournament entrant: ``label`` (its name in results) and the ``make_agent`` spec.
-
-    Written ``LABEL=SPEC`` on the command line (``strong=ppo:runs/a/policy.safetensors``, or
-    ``random2=random`` to enter the same bot twice), or just ``SPEC`` (the label is the spec).
-    """
-
-    label: str
-    spec: str
-
-    def __str__(self) -> str:
-        return self.spec if self.label == self.spec else f"{self.label}={self.spec}"
-
-
-def parse_spec(text: str) -> AgentSpec:
-    """``LABEL=SPEC`` or ``SPEC`` as an :class:`AgentSpec`.
-
-    >>> parse_spec("random2=random"), parse_spec("ppo:runs/a=b.safetensors").label
-    (AgentSpec(label='random2', spec='random'), 'ppo:runs/a=b.safetensors')
-    >>> parse_spec("cmd[move=2]:python bot.py").spec     # '=' inside a spec's options
-    'cmd[move=2]:python bot.py'
-    >>> parse_spec("mine=cmd[move=2]:python bot.py").label
-    'mine'
-    """
-    if not isinstance(text, str) or not text.strip():
-        raise ValueError(f"agent spec must be a non-empty string, got {text!r}")
-    text = text.strip()
-    label, sep, spec = text.partition("=")
-    if sep and label and spec and ":" not in label and "[" not in label:
-        return AgentSpec(label.strip(), spec.strip())
-    return AgentSpec(text, text)
+# An entrant and its parse live with the bots' spec (agents.spec); re-exported from their old
+# home here (tournament.schedule.AgentSpec, parse_spec), which stays.
+from agents.spec import AgentSpec, parse_spec
 
 
 def seed_from(*entropy: int) -> int:
