@@ -24,6 +24,10 @@ NEEDS = {
     "webtable/server.py": ("fastapi",),
     "webtable/routes/*.py": ("fastapi",),
     "webtable/command.py": ("fastapi",),
+    "webtable/templating.py": ("jinja2",),                         # the pages' templates
+    "webtable/render.py": ("jinja2",),
+    "webtable/views.py": ("jinja2",),
+    "webtable/review_page.py": ("jinja2",),
     "cribenv/render_image.py": ("PIL",),                            # the 'render' extra
     "cribenv/integrations/tianshou.py": ("tianshou", "torch"),      # the 'integrations' extra
     "cribenv/integrations/tianshou_batched.py": ("tianshou", "torch", "numba"),
@@ -46,7 +50,7 @@ CI_NEEDS = {
     "torch": "train", "stable_baselines3": "train", "sb3_contrib": "train",
     "tensorboard": "train", "numba": "vector", "safetensors": "bots", "scipy": "tournament",
     "choix": "tournament", "matplotlib": "tournament", "tqdm": "tournament", "fastapi": "web",
-    "uvicorn": "web", "httpx": "web", "PIL": "render", "supersuit": "integrations",
+    "jinja2": "web", "uvicorn": "web", "httpx": "web", "PIL": "render", "supersuit": "integrations",
     "tianshou": "integrations", "torchrl": "integrations", "tensordict": "integrations",
     "ray": "rllib", "shimmy": "bench", "pyspiel": "openspiel", "rlcard": "bench",
     "pyinstrument": "bench", "playwright": "dev", "hypothesis": "dev", "xdist": "dev",

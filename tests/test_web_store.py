@@ -295,17 +295,17 @@ def test_the_replays_together_are_capped_the_oldest_go_first():
 @pytest.mark.parametrize("change, words", [
     ({"rules": {"target": 200000}},
      "rules: target must be 121 or 61 (the games the table shows), got 200000"),
-    ({"rules": {"target": "61"}}, "rules: target must be an int, got &#x27;61&#x27;"),
+    ({"rules": {"target": "61"}}, "rules: target must be an int, got &#39;61&#39;"),
     ({"rules": {"target": 61, "num_players": 5}},
      "rules: num_players must be 2, 3 or 4, got 5"),
     ({"rules": {"target": 61, "skunk_line": 70}},
      "rules: expected 0 &lt;= double_skunk_line &lt;= skunk_line &lt;= target, got 0, 70, 61"),
-    ({"rules": {"target": 61, "speed": 3}}, "rules: unknown rule &#x27;speed&#x27;"),
+    ({"rules": {"target": 61, "speed": 3}}, "rules: unknown rule &#39;speed&#39;"),
     ({"rules": [61]}, "rules must be an object"),
     ({"actions": "5H 5S"}, "actions must be a list"),
     ({"actions": ["5H"] * (MAX_MOVES + 1)}, "a record holds at most 10,000 actions, this one "
                                             "10,001"),
-    ({"actions": ["5H", "ZZ"]}, "actions[1] is not a card: &#x27;ZZ&#x27;"),
+    ({"actions": ["5H", "ZZ"]}, "actions[1] is not a card: &#39;ZZ&#39;"),
     ({"actions": [{"card": "5H"}]}, "actions[0] is not a card"),
 ])
 def test_replay_records_are_checked_as_the_engine_checks_its_rules(change, words):

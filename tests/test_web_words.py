@@ -8,6 +8,8 @@ import re
 
 import pytest
 
+pytest.importorskip("jinja2", reason="the web table's pages need the 'web' extra")
+
 from agents.advice import describe_peg
 from agents.words import score_words
 from cribenv import cards as C

@@ -1,8 +1,9 @@
-"""HTML for the web table: cards, the pegging board (SVG), the play, the show and the result.
+"""What the web table shows of cards, the pegging board (SVG), the play, the show and the
+log, worked out for its templates (``webtable/templates/``: :mod:`webtable.templating`).
 
-Everything the page shows is rendered here, on the server, from the engine's state and event
-log; the page's one script (``static/table.js``) only sends clicks and swaps the HTML in.
-Every piece of text from outside (names, cards) goes through :func:`html.escape`.
+Everything the page shows is rendered on the server, from the engine's state and event log;
+the page's one script (``static/table.js``) only sends clicks and swaps the HTML in. The
+functions here hand the templates data; the templates escape every piece of text.
 
     >>> from cribenv.game import Rules
     >>> svg = board_svg(Rules(), [(30, 21), (0, 0)], ["You", "expert"])
@@ -14,8 +15,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from html import escape
+from types import SimpleNamespace
 from typing import Any
+
+from markupsafe import Markup
 
 from agents.words import YOU, peg_rows, possessive, score_words, show_rows
 from cribenv import cards as C
@@ -34,9 +37,11 @@ from cribenv.game import (
     ShowScored,
     StarterTurned,
 )
+from webtable.templating import ENV, macro, render
 
-__all__ = ["board_svg", "card_html", "card_words", "describe_event", "log_lines", "muggins_words",
-           "page", "peg_call_html", "peg_history", "played_line", "show_html", "with_suits"]
+__all__ = ["board_svg", "card_face", "card_html", "card_words", "describe_event", "error_page",
+           "lobby_page", "log_lines", "muggins_words", "page", "peg_call", "peg_call_html",
+           "peg_history", "played_line", "show_hands", "show_html", "with_suits"]
 
 SUIT_SYMBOL = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 SIDE_COLOURS = ("#d62d20", "#0057e7", "#f5b700")
@@ -68,42 +73,34 @@ def card_words(card: int) -> str:
     return f"{RANK_NAMES.get(s[0], s[0])} of {SUIT_NAMES[s[1]]}"
 
 
+def card_face(card: int) -> SimpleNamespace:
+    """What a card's face shows (its template: ``cards.html``): ``code`` (``"TH"``), ``rank``
+    (``"10"``), ``suit`` (``"♥"``), ``colour`` and the ``words`` a screen reader says.
+
+    >>> card_face(C.parse("TH"))
+    namespace(code='TH', rank='10', suit='♥', colour='red', words='10 of hearts')
+    """
+    s = C.to_str(card)
+    return SimpleNamespace(code=s, rank="10" if s[0] == "T" else s[0], suit=SUIT_SYMBOL[s[1]],
+                           colour="red" if s[1] in "DH" else "black", words=card_words(card))
+
+
+ENV.globals["face"] = card_face
+ENV.filters["with_suits"] = with_suits
+
+
 def card_html(card: int, *, playable: bool = False, dim: bool = False, small: bool = False,
               label: str = "", chosen: bool = False, fresh: int | None = None,
-              last: bool = False) -> str:
+              last: bool = False) -> Markup:
     """A card face (a button when ``playable``; outlined when ``chosen``), e.g. ``T♥`` in red.
     ``fresh``: laid since the person's last move, the ``fresh``-th (it is dealt onto the felt
     in turn); ``last``: the card laid last (highlighted).
 
-    >>> card_html(C.parse("TH"))  # doctest: +ELLIPSIS
+    >>> str(card_html(C.parse("TH")))  # doctest: +ELLIPSIS
     '<span class="card red" data-card="TH" ...aria-label="10 of hearts"><b>10</b><i>♥</i></span>'
     """
-    s = C.to_str(card)
-    rank = "10" if s[0] == "T" else s[0]
-    cls = "card " + ("red" if s[1] in "DH" else "black")
-    cls += " small" if small else ""
-    cls += " dim" if dim else ""
-    cls += " chosen" if chosen else ""
-    cls += " fresh" if fresh is not None else ""
-    cls += " last" if last else ""
-    style = f' style="--i: {fresh}"' if fresh is not None else ""
-    tag = f"<b>{rank}</b><i>{SUIT_SYMBOL[s[1]]}</i>"
-    extra = f"<em>{escape(label)}</em>" if label else ""
-    words = card_words(card) + (f", {label}" if label else "")
-    if playable:
-        return (f'<button type="button" class="{cls} playable" data-card="{s}" '
-                f'title="{s}" aria-label="{escape(words)}">{tag}{extra}</button>')
-    return (f'<span class="{cls}" data-card="{s}" title="{s}"{style} role="img" '
-            f'aria-label="{escape(words)}">{tag}{extra}</span>')
-
-
-def back_html(small: bool = False) -> str:
-    return (f'<span class="card back{" small" if small else ""}" role="img" '
-            'aria-label="a card face down"></span>')
-
-
-def cards_html(cards: Sequence[int], small: bool = False) -> str:
-    return "".join(card_html(c, small=small) for c in cards)
+    return macro("cards.html", "card")(card, playable=playable, dim=dim, small=small,
+                                       label=label, chosen=chosen, fresh=fresh, last=last)
 
 
 # ------------------------------------------------------------------------------ the board
@@ -142,7 +139,7 @@ def peg_history(game: Game) -> list[tuple[int, int]]:
 
 
 def board_svg(rules: Rules, pegs: Sequence[tuple[int, int]], names: Sequence[str],
-              per_row: int | None = None) -> str:
+              per_row: int | None = None) -> Markup:
     """The pegging board: a lane of ``target`` holes per side in groups of five, a front and a
     back peg per side, the skunk lines (and double-skunk line) across the lanes. ``per_row``:
     fold the track into rows of that many holes (a phone's board; the side names in a legend
@@ -176,59 +173,37 @@ def board_svg(rules: Rules, pegs: Sequence[tuple[int, int]], names: Sequence[str
 
     width = x(min(row_len, target)) + 30
     height = top + block * rows + (22 if not folded else 6)
-    kind = "folded" if folded else "wide"
-    out = [f'<svg class="board {kind}" viewBox="0 0 {width:.0f} {height:.0f}" role="img" '
-           f'aria-label="pegging board: {escape(_board_words(pegs, names, target))}" '
-           'xmlns="http://www.w3.org/2000/svg">',
-           f'<rect class="wood" x="1" y="1" width="{width - 2:.0f}" height="{height - 2:.0f}" '
-           'rx="10"/>']
+    skunks = []
     for line, label in ((rules.skunk_line, "skunk"), (rules.double_skunk_line, "double skunk")):
         if line:
             lx = (x(line) + x(line + 1)) / 2 if line < target and line % row_len else \
                 x(line) + step / 2
             y0 = y(line, 0) - lane_h / 2 + 2
-            out.append(f'<line class="skunk" data-line="{line}" x1="{lx:.1f}" y1="{y0 - 4:.1f}" '
-                       f'x2="{lx:.1f}" y2="{y0 + lane_h * sides - 2:.1f}"/>')
-            if not folded:
-                out.append(f'<text class="skunk-label" x="{lx:.1f}" y="{height - 6:.0f}">'
-                           f'{label} {line}</text>')
-    if folded:
-        legend = []
-        lx = 10.0
-        for side, name in enumerate(names):
-            colour = SIDE_COLOURS[side % len(SIDE_COLOURS)]
-            legend.append(f'<circle cx="{lx + 4:.1f}" cy="14" r="4" fill="{colour}"/>'
-                          f'<text class="legend-name" x="{lx + 11:.1f}" y="17.5">{escape(name)}'
-                          '</text>')
-            lx += 24 + 5.6 * len(name)
-        out.append(f'<g class="legend">{"".join(legend)}</g>')
-        for row in range(rows):
-            first = row * row_len + 1
-            out.append(f'<text class="row-start" x="4" y="{y(first, 0) + lane_h / 2 + 1:.1f}">'
-                       f'{first}</text>')
+            skunks.append({"line": line, "label": label, "x": lx, "y0": y0,
+                           "y1": y0 + lane_h * sides - 2})
+    legend = []
+    lx = 10.0
+    for name in names:
+        legend.append({"x": lx, "name": name,
+                       "colour": SIDE_COLOURS[len(legend) % len(SIDE_COLOURS)]})
+        lx += 24 + 5.6 * len(name)
+    row_starts = [{"first": row * row_len + 1, "y": y(row * row_len + 1, 0) + lane_h / 2 + 1}
+                  for row in range(rows)]
+    lanes = []
     for side, ((front, back), name) in enumerate(zip(pegs, names)):
-        colour = SIDE_COLOURS[side % len(SIDE_COLOURS)]
-        if not folded:
-            out.append(f'<text class="lane-name" x="8" y="{y(1, side) + 4:.1f}">'
-                       f'{escape(name)}</text>')
-        holes = "".join(f'<circle cx="{x(h):.1f}" cy="{y(h, side):.1f}" r="1.7"/>'
-                        for h in range(1, target + 1))
-        out.append(f'<g class="holes">{holes}</g>')
-        if not folded:
-            for hole in range(5, target + 1, 5):
-                if hole % 30 == 0 or hole == target:
-                    out.append(f'<text class="hole-num" x="{x(hole):.1f}" '
-                               f'y="{y(hole, side) - 6:.1f}">{hole}</text>')
-        out.append(f'<g class="side-pegs" data-side="{side}" data-front="{front}" '
-                   f'data-back="{back}">'
-                   f'<circle class="peg back-peg" cx="{x(back):.1f}" cy="{y(back, side):.1f}" '
-                   f'r="3.6" fill="{colour}" opacity="0.55"/>'
-                   f'<circle class="peg front-peg" cx="{x(front):.1f}" '
-                   f'cy="{y(front, side):.1f}" r="4.2" fill="{colour}"/></g>')
-    if not folded:
-        out.append(f'<text class="finish" x="{x(target) + 8:.1f}" y="{top + 8}">{target}</text>')
-    out.append("</svg>")
-    return "".join(out)
+        numbers = [] if folded else [
+            {"hole": hole, "x": x(hole), "y": y(hole, side) - 6}
+            for hole in range(5, target + 1, 5) if hole % 30 == 0 or hole == target]
+        lanes.append({"side": side, "name": name, "name_y": y(1, side) + 4,
+                      "colour": SIDE_COLOURS[side % len(SIDE_COLOURS)],
+                      "holes": [(x(h), y(h, side)) for h in range(1, target + 1)],
+                      "numbers": numbers, "front": front, "back": back,
+                      "front_x": x(front), "front_y": y(front, side),
+                      "back_x": x(back), "back_y": y(back, side)})
+    return render("board.svg", kind="folded" if folded else "wide", folded=folded,
+                  width=width, height=height, words=_board_words(pegs, names, target),
+                  skunks=skunks, legend=legend, row_starts=row_starts, lanes=lanes,
+                  finish_x=x(target) + 8, top=top, target=target)
 
 
 def _board_words(pegs: Sequence[tuple[int, int]], names: Sequence[str], target: int) -> str:
@@ -341,14 +316,15 @@ def muggins_words(call: Muggins, name: Any) -> str:
             f"take{_s(caller)} the {call.taken} overlooked")
 
 
-def peg_call_html(events: Sequence[Any], seat: int, name: Any) -> str:
+def peg_call(events: Sequence[Any], seat: int, name: Any) -> dict[str, Any] | None:
     """With Muggins, the last card ``seat`` laid in ``events`` (one hand's): what it pegged,
-    item by item, the go or last card that followed it (pegged without a claim), and what the
-    seat claimed, with the Muggins call on what it overlooked."""
+    item by item (``rows``), the go or last card that followed it (pegged without a claim),
+    and what the seat claimed, with the Muggins call on what it overlooked; None if it laid
+    none. Its template: ``parts.html``'s ``peg_call``."""
     at = next((i for i in range(len(events) - 1, -1, -1)
                if type(events[i]) is Played and events[i].seat == seat), None)
     if at is None:
-        return ""
+        return None
     laid = events[at]
     rows = peg_rows(laid.series)
     call = None
@@ -362,65 +338,60 @@ def peg_call_html(events: Sequence[Any], seat: int, name: Any) -> str:
         elif kind is SeriesEnd and ev.points and ev.seat == seat:
             rows.append((ev.reason, "no claim needed", ev.points))
             then.append(ev)
-    said = score_words(laid, *then)
     who = name(seat)
-    claimed = call.claimed if call is not None else laid.points
-    items = "".join(f'<li data-kind="{escape(k)}" data-points="{p}"><span>{escape(k)}</span>'
-                    f'<code>{escape(cs)}</code><b>{p}</b></li>' for k, cs, p in rows)
-    if not items:
-        items = '<li class="nineteen">nothing</li>'
-    if call is not None:
-        verdict = f'<p class="muggins">{escape(muggins_words(call, name))}.</p>'
-    else:
-        verdict = f'<p class="claim-ok">{escape(who)} claimed {claimed}: right.</p>'
-    return (f'<section class="peg-call" data-card="{C.to_str(laid.card)}" data-points='
-            f'"{laid.points}" data-claimed="{claimed}"><h3>{escape(possessive(who))} '
-            f'card {C.to_str(laid.card)}: {laid.count}{escape(", " + said) if said else ""}'
-            f'</h3><ul class="combos">{items}</ul>'
-            f"{verdict}</section>")
+    return {"card": C.to_str(laid.card), "points": laid.points, "count": laid.count,
+            "claimed": call.claimed if call is not None else laid.points,
+            "who": who, "whose": possessive(who), "said": score_words(laid, *then),
+            "rows": rows, "muggins": muggins_words(call, name) if call is not None else ""}
+
+
+def peg_call_html(events: Sequence[Any], seat: int, name: Any) -> Markup:
+    """:func:`peg_call` as the page shows it (empty if ``seat`` laid no card)."""
+    return macro("parts.html", "peg_call")(peg_call(events, seat, name))
 
 
 # ------------------------------------------------------------------------------ the show
 
-def show_html(events: Sequence[Any], name: Any) -> str:
-    """Every hand and the crib of a show, each with its combinations listed and its total."""
-    parts = []
+def show_hands(events: Sequence[Any], name: Any) -> list[dict[str, Any]]:
+    """Every hand and the crib of a show, each with its combinations (``rows``), its total and
+    the Muggins call on it, if any. Their template: ``parts.html``'s ``show``."""
+    hands = []
     for i, ev in enumerate(events):
         if type(ev) is not ShowScored:
             continue
         nxt = events[i + 1] if i + 1 < len(events) else None
-        muggins = ""
+        muggins = None
         if type(nxt) is Muggins:
-            muggins = (f'<p class="muggins" data-claimed="{nxt.claimed}">'
-                       f'{escape(muggins_words(nxt, name))}.</p>')
-        rows = show_rows(ev.breakdown)
-        what = "crib" if ev.is_crib else "hand"
-        items = "".join(f'<li data-kind="{escape(k)}" data-points="{p}"><span>{escape(k)}'
-                        f'</span><code>{escape(cs)}</code><b>{p}</b></li>' for k, cs, p in rows)
-        if not rows:
-            items = '<li class="nineteen">nothing (a "nineteen")</li>'
-        parts.append(
-            f'<section class="show-hand" data-seat="{ev.seat}" data-crib="{int(ev.is_crib)}" '
-            f'data-total="{ev.points}"><h3>{escape(possessive(name(ev.seat)))} {what}'
-            f'<span class="total">{ev.points}</span></h3>'
-            f'<div class="cards">{cards_html(ev.cards, small=True)}'
-            f'<span class="plus">+</span>{card_html(ev.starter, small=True)}</div>'
-            f'<ul class="combos" aria-label="{escape(possessive(name(ev.seat)))} {what}">'
-            f'{items}</ul>{muggins}</section>')
-    return "".join(parts)
+            muggins = {"claimed": nxt.claimed, "words": muggins_words(nxt, name)}
+        hands.append({"seat": ev.seat, "crib": ev.is_crib, "points": ev.points,
+                      "whose": possessive(name(ev.seat)),
+                      "what": "crib" if ev.is_crib else "hand", "cards": ev.cards,
+                      "starter": ev.starter, "rows": show_rows(ev.breakdown),
+                      "muggins": muggins})
+    return hands
+
+
+def show_html(events: Sequence[Any], name: Any) -> Markup:
+    """:func:`show_hands` as the page shows them."""
+    return macro("parts.html", "show")(show_hands(events, name))
 
 
 # ------------------------------------------------------------------------------ the page
 
-def page(title: str, body: str) -> str:
-    """A whole HTML document around ``body`` (the stylesheet and the script are local)."""
-    return ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
-            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            f"<title>{escape(title)}</title>"
-            "<link rel=\"icon\" href=\"/static/favicon.svg\" type=\"image/svg+xml\">"
-            "<link rel=\"stylesheet\" href=\"/static/table.css\">"
-            "<script src=\"/static/table.js\" defer></script></head>"
-            f"<body>{body}</body></html>")
+def page(title: str, body: Markup) -> Markup:
+    """A whole HTML document around ``body`` (a rendered template: a plain string is
+    escaped; the stylesheet and the script are local)."""
+    return render("page.html", title=title, body=body)
+
+
+def error_page(title: str, message: str, back: tuple[str, str] | None = None) -> Markup:
+    """A page that says what went wrong, with a link ``back`` (``(url, text)``) if given."""
+    return page(title, render("error.html", message=message, back=back))
+
+
+def lobby_page(lobby: Markup, error: str | None = None) -> Markup:
+    """The lobby's page: the ``lobby`` (the new-game form), and a welcome or an ``error``."""
+    return page("Cribbage", render("lobby_page.html", lobby=lobby, error=error))
 
 
 def hand_end_index(events: Sequence[Any]) -> int | None:

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import json
 import time
-from html import escape
 from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
-from webtable.render import page
+from webtable.render import error_page, lobby_page, page
 from webtable.replay import Replay
 from webtable.review_page import review_html
 from webtable.routes.replay_pages import replay_page
@@ -40,9 +39,7 @@ def game_page(key: str, request: Request) -> HTMLResponse:
     try:
         table = srv.games.get(key)
     except UnknownItemError as exc:
-        return HTMLResponse(page("Cribbage", srv.lobby()
-                                 + f'<div id="table" data-stage="lobby"><p class="error">'
-                                   f'{escape(str(exc))}</p></div>'), status_code=404)
+        return HTMLResponse(lobby_page(srv.lobby(), error=str(exc)), status_code=404)
     with table.lock:
         html = table_html(table, key)
     return HTMLResponse(page("Cribbage", srv.lobby(settings(table)) + html))
@@ -65,17 +62,14 @@ async def game_replay(key: str, request: Request, step: int | None = None) -> HT
     try:
         table, record = await in_thread(server(request).finished, key)
     except Refused as exc:
-        back = ('<a href="/">back</a>' if exc.status == 404 else
-                f'<a href="/game/{escape(key)}">back to the game</a>')
-        return HTMLResponse(page("Replay", f'<p class="error">{escape(str(exc))}</p>'
-                                 f"{back}"), status_code=exc.status)
+        back = ("/", "back") if exc.status == 404 else (f"/game/{key}", "back to the game")
+        return HTMLResponse(error_page("Replay", str(exc), back), status_code=exc.status)
     try:
         title = f"your game against {table.bot_name}" + (
             f" ({table.bot_name} forfeited it)" if table.forfeit else "")
         replay = Replay.from_record(record, title=title)
     except ValueError as exc:   # a game of this server replays; said, not a 500, if not
-        return HTMLResponse(page("Replay", f'<p class="error">{escape(str(exc))}</p>'),
-                            status_code=500)
+        return HTMLResponse(error_page("Replay", str(exc)), status_code=500)
     return replay_page(replay, step, key, base=f"/game/{key}/replay", links=[
         ("back to the game", f"/game/{key}", False),
         ("download the record", f"/game/{key}/record", True)])
@@ -86,16 +80,13 @@ async def game_review(key: str, request: Request) -> HTMLResponse:
     try:
         table, _ = await in_thread(server(request).finished, key)
     except Refused as exc:
-        back = ('<a href="/">back</a>' if exc.status == 404 else
-                f'<a href="/game/{escape(key)}">back to the game</a>')
+        back = ("/", "back") if exc.status == 404 else (f"/game/{key}", "back to the game")
         why = (str(exc) if exc.status == 404 else "the review opens when the game is "
                "over (it shows every card)")
-        return HTMLResponse(page("Review", f'<p class="error">{escape(why)}</p>'
-                                 f"{back}"), status_code=exc.status)
+        return HTMLResponse(error_page("Review", why, back), status_code=exc.status)
     try:   # the first request works it out (about a second), the next ones read it
         review = await server(request).think(table.game_review)
     except ValueError as exc:   # said, not a 500 page, should a saved game not replay
-        return HTMLResponse(page("Review", f'<p class="error">{escape(str(exc))}</p>'),
-                            status_code=500)
+        return HTMLResponse(error_page("Review", str(exc)), status_code=500)
     return HTMLResponse(page(f"Review: your game against {table.bot_name}",
                              review_html(review, key, table.seat_names())))

@@ -8,7 +8,7 @@ from pathlib import Path
 from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, HTMLResponse
 
-from webtable.render import page
+from webtable.render import lobby_page as page_of_the_lobby
 from webtable.server import server
 
 STATIC = Path(__file__).resolve().parents[1] / "static"
@@ -17,9 +17,7 @@ router = APIRouter()
 
 @router.get("/", response_class=HTMLResponse)
 def lobby_page(request: Request) -> str:
-    return page("Cribbage", server(request).lobby(open_about=True)
-                + '<div id="table" data-stage="lobby"><p class="welcome">Choose an '
-                  "opponent and start a new game.</p></div>")
+    return page_of_the_lobby(server(request).lobby(open_about=True))
 
 
 @router.get("/favicon.ico", include_in_schema=False)

@@ -6,13 +6,12 @@ replay)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from html import escape
 from urllib.parse import parse_qs
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
 
-from webtable.render import page
+from webtable.render import error_page, page
 from webtable.replay import RecordTooLargeError, Replay, tournament_replay
 from webtable.server import read_body, server
 from webtable.sessions import UnknownItemError
@@ -26,8 +25,8 @@ def replay_page(replay: Replay, step: int | None, key: str, base: str | None = N
     """The page of ``replay`` after ``step`` moves (the end by default)."""
     at = replay.total if step is None else step
     if not 0 <= at <= replay.total:
-        return HTMLResponse(page("Replay", f'<p class="error">step must be 0..'
-                                 f'{replay.total}, got {at}</p>'), status_code=400)
+        return HTMLResponse(error_page("Replay", f"step must be 0..{replay.total}, got {at}"),
+                            status_code=400)
     game = replay.game_at(at)
     return HTMLResponse(page(f"Replay: {replay.title}", replay_html(
         game, at, replay.total, replay.labels, key, replay.hand_starts, base=base,
@@ -49,9 +48,8 @@ async def open_replay(request: Request):
         replay = Replay.from_record(text, max_bytes=srv.max_replay_bytes)
     except ValueError as exc:
         status = 413 if isinstance(exc, RecordTooLargeError) else 400
-        return HTMLResponse(page("Replay", f'<p class="error">This is not a game this '
-                                 f'server can replay: {escape(str(exc))}</p><a href="/">'
-                                 "back</a>"), status_code=status)
+        return HTMLResponse(error_page("Replay", f"This is not a game this server can replay: "
+                                           f"{exc}", ("/", "back")), status_code=status)
     key = srv.replays.add(replay)   # the replays unseen longest make room
     return RedirectResponse(f"/replay/{key}", status_code=303)
 
@@ -61,8 +59,7 @@ def show_replay(key: str, request: Request, step: int | None = None) -> HTMLResp
     try:
         replay = server(request).replays.get(key)
     except UnknownItemError as exc:
-        return HTMLResponse(page("Replay", f'<p class="error">{escape(str(exc))}</p>'),
-                            status_code=404)
+        return HTMLResponse(error_page("Replay", str(exc)), status_code=404)
     return replay_page(replay, step, key)
 
 
@@ -71,12 +68,11 @@ def open_tournament_game(index: int, request: Request):
     srv = server(request)
     rows = srv.tournament_rows
     if not 0 <= index < len(rows):
-        return HTMLResponse(page("Replay", f'<p class="error">no tournament game {index} '
-                                 f"(the database has {len(rows)})</p>"), status_code=404)
+        return HTMLResponse(error_page("Replay", f"no tournament game {index} (the database "
+                                           f"has {len(rows)})"), status_code=404)
     try:
         replay = tournament_replay(rows[index])
         key = srv.replays.add(replay)
     except ValueError as exc:
-        return HTMLResponse(page("Replay", f'<p class="error">{escape(str(exc))}</p>'),
-                            status_code=400)
+        return HTMLResponse(error_page("Replay", str(exc)), status_code=400)
     return RedirectResponse(f"/replay/{key}?step=0", status_code=303)
