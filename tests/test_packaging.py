@@ -17,3 +17,17 @@ def test_the_license_is_an_spdx_string_with_a_setuptools_that_reads_it():
     (setuptools,) = [r for r in config["build-system"]["requires"] if r.startswith("setuptools")]
     assert int(re.fullmatch(r"setuptools>=(\d+)", setuptools).group(1)) >= 77
     assert not [c for c in config["project"]["classifiers"] if c.startswith("License ::")]
+
+
+def test_the_web_tables_templates_and_jinja2_ship_with_the_web_extra():
+    """The pages are Jinja2 templates (``webtable/templates``): they ship as package data, as
+    the static files do, and the extra that installs the server installs Jinja2."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert {"static/*", "templates/*"} <= set(
+        config["tool"]["setuptools"]["package-data"]["webtable"])
+    web = config["project"]["optional-dependencies"]["web"]
+    assert any(r.startswith("fastapi") for r in web) and any(r.startswith("jinja2") for r in web)
+    templates = list((ROOT / "webtable" / "templates").iterdir())
+    assert {"page.html", "table.html", "lobby.html", "replay.html", "review.html"} <= {
+        p.name for p in templates}
+    assert all(p.is_file() for p in templates)   # "templates/*" ships no sub-folder
