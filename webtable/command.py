@@ -103,7 +103,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def parse_bots(items: list[str]) -> dict[str, str]:
     """The bots of the command line (``NAME=SPEC`` or ``SPEC``, read as ``cribenv tournament``
-    reads its agents: :func:`tournament.schedule.parse_spec`), after the built-in ones;
+    reads its agents: :func:`agents.spec.parse_spec`), after the built-in ones;
     each is built once here so a bad spec or policy file fails now, with its reason.
 
     >>> [b for b in sorted(parse_bots(["mine=greedy"])) if not b.startswith("search")]
@@ -112,7 +112,7 @@ def parse_bots(items: list[str]) -> dict[str, str]:
     'cmd[move=2]:python bot.py'
     """
     from agents.base import make_agent
-    from tournament.schedule import parse_spec
+    from agents.spec import parse_spec
     from webtable.app import BUILT_IN_BOTS
 
     bots = dict(BUILT_IN_BOTS)
