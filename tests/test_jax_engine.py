@@ -1,0 +1,163 @@
+"""cribenv.jax against Game: the same deals and the same random actions give the same seat to
+act, masks, scores, observations, terminal flag, winner and rewards after every action; and
+the JAX scorers on hands counted by hand."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+jnp = jax.numpy
+
+from cribenv import cards as C  # noqa: E402
+from cribenv.game import Deal, Game, Rules  # noqa: E402
+from cribenv.jax import Cribbage, peg_points, show_points  # noqa: E402
+from cribenv.observation import encode  # noqa: E402
+from cribenv.rules import win_reward  # noqa: E402
+
+HANDS = 48   # deals given per game: far more than a game to 121 lasts
+
+
+def deal_from_deck(deck: np.ndarray, dealer: int, rules: Rules) -> Deal:
+    """The Deal the JAX engine deals from ``deck`` (its documented order)."""
+    n, size = rules.num_players, rules.num_players * rules.hand_size
+    hands = [[int(c) for i, c in enumerate(deck[:size]) if (dealer + 1 + i) % n == seat]
+             for seat in range(n)]
+    return Deal(None, hands, int(deck[size]), int(deck[51]) if n == 3 else None)
+
+
+_COMPILED: dict[tuple, tuple] = {}
+
+
+def compiled(env: Cribbage) -> tuple:
+    key = (env.n, env.target, env.skunks)
+    if key not in _COMPILED:
+        _COMPILED[key] = (jax.jit(jax.vmap(env.init_with_deck)),
+                          jax.jit(jax.vmap(env.step_with_deck)))
+    return _COMPILED[key]
+
+
+def play_both(num_players: int, target: int, skunks: bool, games: int, seed: int) -> int:
+    """Play ``games`` random games on both engines, comparing after every action; returns the
+    number of decisions compared."""
+    rules = Rules(num_players=num_players, target=target)
+    env = Cribbage(num_players=num_players, target=target, skunks=skunks)
+    init, step = compiled(env)
+    rng = np.random.default_rng(seed)
+    decks = np.argsort(rng.random((games, HANDS, 52)), axis=2).astype(np.int32)
+    first = rng.integers(0, num_players, games).astype(np.int32)
+    pool = [Game(rules, seed=0, first_dealer=int(first[g]),
+                 deals=[deal_from_deck(decks[g, h], (int(first[g]) + h) % num_players, rules)
+                        for h in range(HANDS)]) for g in range(games)]
+    state = init(jnp.asarray(decks[:, 0]), jnp.asarray(first))
+    last = [-1] * games          # the seat that made each game's last action
+    live = np.ones(games, bool)
+    decisions = 0
+    while live.any():
+        st = jax.device_get(state)
+        actions = np.zeros(games, np.int32)
+        for g in np.flatnonzero(live):
+            game = pool[g]
+            where = f"game {g}, action {len(game.actions)}"
+            assert bool(st.terminated[g]) == game.is_over, where
+            assert list(st.scores[g]) == game.scores, where
+            seat = last[g] if game.is_over else game.current_player
+            want = encode(game.view(seat))
+            if not np.array_equal(st.observation[g], want):
+                np.testing.assert_array_equal(st.observation[g], want, err_msg=where)
+            if game.is_over:
+                assert int(st.current_player[g]) == last[g], where
+                assert st.legal_action_mask[g].all(), where
+                assert int(st.winner[g]) == game.winner, where
+                assert int(st.game_points[g]) == game.game_points, where
+                scale = game.game_points if skunks else 1
+                want = [win_reward(rules.side_of(s) == game.winner, scale, rules.num_sides)
+                        for s in range(num_players)]
+                np.testing.assert_allclose(st.rewards[g], want, err_msg=where)
+                live[g] = False
+            else:
+                assert not st.rewards[g].any(), where
+                assert int(st.current_player[g]) == seat, where
+                legal = np.flatnonzero(st.legal_action_mask[g])
+                assert legal.tolist() == game.legal_actions(), where
+                actions[g] = card = rng.choice(legal)
+                last[g] = seat
+                game.step(int(card))
+                decisions += 1
+            assert game.hand_number < HANDS - 1, where
+        nxt = decks[np.arange(games), np.minimum(st.hand_number + 1, HANDS - 1)]
+        state = step(state, jnp.asarray(actions), jnp.asarray(nxt))
+    return decisions
+
+
+@pytest.mark.parametrize("num_players, target, skunks, games", [
+    (2, 121, False, 300),
+    (2, 61, True, 300),
+    (3, 61, True, 120),
+    (4, 121, True, 100),
+])
+def test_the_jax_engine_plays_as_game_does(num_players, target, skunks, games):
+    decisions = play_both(num_players, target, skunks, games, seed=num_players * 1000 + target)
+    assert decisions > games * 40
+
+
+def test_importing_cribenv_imports_no_jax():
+    code = ("import sys, cribenv, cribenv.game, cribenv.observation, cribenv.aec; "
+            "assert 'jax' not in sys.modules, 'jax imported'")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_finished_game_stays_finished_and_an_illegal_card_loses():
+    env = Cribbage()
+    step = jax.jit(env.step)
+    state = jax.jit(env.init)(jax.random.PRNGKey(3))
+    illegal = int(np.flatnonzero(~np.asarray(state.legal_action_mask))[0])
+    seat = int(state.current_player)
+    lost = step(state, illegal, jax.random.PRNGKey(4))
+    assert bool(lost.terminated) and bool(lost.legal_action_mask.all())
+    assert lost.rewards.tolist() == [(-1.0 if s == seat else 1.0) for s in range(2)]
+    again = step(lost, 0, jax.random.PRNGKey(5))
+    assert bool(again.terminated) and not again.rewards.any()
+    assert again.scores.tolist() == lost.scores.tolist()
+
+
+def test_init_draws_the_deal_and_the_dealer_from_the_key():
+    env = Cribbage()
+    states = jax.jit(jax.vmap(env.init))(jax.random.split(jax.random.PRNGKey(0), 64))
+    assert np.asarray(states.hands.sum(axis=2) == 6).all()
+    assert set(np.asarray(states.dealer).tolist()) == {0, 1}
+    assert len({tuple(np.flatnonzero(h[0])) for h in np.asarray(states.hands)}) == 64
+
+
+@pytest.mark.parametrize("hand, starter, crib, points", [
+    ("5C 5D 5H JS", "5S", False, 29),      # fifteens 16, pairs 12, nobs 1
+    ("4H 5H 6H 6C", "KS", False, 14),      # double run 6, pair 2, fifteens 6
+    ("2H 4H 6H 8H", "KS", False, 4),       # a flush of four in the hand (even values: no 15)
+    ("2H 4H 6H 8H", "KS", True, 0),        # four of a suit do not score in the crib
+    ("2H 4H 6H 8H", "TH", True, 5),        # five do
+    ("AC 3D 7H JS", "KS", False, 1),       # nobs alone
+])
+def test_show_points_by_hand(hand, starter, crib, points):
+    got = int(show_points(jnp.asarray(C.parse_many(hand)), C.parse(starter), crib))
+    assert got == points
+
+
+@pytest.mark.parametrize("series, count, points", [
+    ("5C TD", 15, 2),                 # fifteen
+    ("7C 7D 7H", 21, 6),              # pair royal
+    ("4C 4D 4H 4S", 16, 12),          # double pair royal
+    ("8C 8D 9H", 25, 0),              # the pair is broken
+    ("3C 5D 4H", 12, 3),              # a run of 3, out of order
+    ("AC 2D 4H 3S", 10, 4),           # a run of 4
+    ("3C 4D 3H 5S", 15, 5),           # fifteen, and the run 4 3 5 of the last three
+    ("KC QD JH", 30, 3),              # a run of 3 at 30
+    ("TC 5D 6H AS 9C", 31, 2),        # 31
+])
+def test_peg_points_by_hand(series, count, points):
+    ids = C.parse_many(series)
+    padded = jnp.asarray(ids + [0] * (16 - len(ids)))
+    assert int(peg_points(padded, len(ids), count)) == points
