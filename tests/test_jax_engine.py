@@ -37,16 +37,17 @@ def compiled(env: Cribbage) -> tuple:
     key = (env.n, env.target, env.skunks)
     if key not in _COMPILED:
         _COMPILED[key] = (jax.jit(jax.vmap(env.init_with_deck)),
-                          jax.jit(jax.vmap(env.step_with_deck)))
+                          jax.jit(jax.vmap(env.step_with_deck)),
+                          jax.jit(jax.vmap(env.observe)))
     return _COMPILED[key]
 
 
 def play_both(num_players: int, target: int, skunks: bool, games: int, seed: int) -> int:
-    """Play ``games`` random games on both engines, comparing after every action; returns the
-    number of decisions compared."""
+    """Play ``games`` random games on both engines, comparing after every action (and the
+    observation of the next seat too); returns the number of decisions compared."""
     rules = Rules(num_players=num_players, target=target)
     env = Cribbage(num_players=num_players, target=target, skunks=skunks)
-    init, step = compiled(env)
+    init, step, observe = compiled(env)
     rng = np.random.default_rng(seed)
     decks = np.argsort(rng.random((games, HANDS, 52)), axis=2).astype(np.int32)
     first = rng.integers(0, num_players, games).astype(np.int32)
@@ -59,6 +60,8 @@ def play_both(num_players: int, target: int, skunks: bool, games: int, seed: int
     decisions = 0
     while live.any():
         st = jax.device_get(state)
+        others = (st.current_player + 1) % num_players   # observe() of a seat not to act
+        seen = np.asarray(observe(state, jnp.asarray(others)))
         actions = np.zeros(games, np.int32)
         for g in np.flatnonzero(live):
             game = pool[g]
@@ -69,6 +72,9 @@ def play_both(num_players: int, target: int, skunks: bool, games: int, seed: int
             want = encode(game.view(seat))
             if not np.array_equal(st.observation[g], want):
                 np.testing.assert_array_equal(st.observation[g], want, err_msg=where)
+            other = encode(game.view(int(others[g])))
+            if not np.array_equal(seen[g], other):
+                np.testing.assert_array_equal(seen[g], other, err_msg=where + ", other seat")
             if game.is_over:
                 assert int(st.current_player[g]) == last[g], where
                 assert st.legal_action_mask[g].all(), where
