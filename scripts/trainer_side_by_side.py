@@ -74,10 +74,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=300_000,
                         help="learner decisions a run trains (default 300,000)")
     parser.add_argument("--repeats", type=int, default=3, help="runs of each trainer")
+    parser.add_argument("--new-settings", type=json.loads, default={}, metavar="JSON",
+                        help="settings this tree's runs take on top of the config, e.g. "
+                             "'{\"precision\": \"bfloat16\"}' (a lever the old tree lacks)")
     parser.add_argument("--out", type=Path, help="write the results here as JSON")
     args = parser.parse_args(argv)
     if args.steps < 1 or args.repeats < 1:
         parser.error("--steps and --repeats must be positive")
+    if not isinstance(args.new_settings, dict):
+        parser.error(f"--new-settings must be a JSON object, got {args.new_settings!r}")
     settings = _settings(args.config, args.steps)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, text=True,
                             capture_output=True).stdout.strip()
@@ -89,7 +94,8 @@ def main(argv: list[str] | None = None) -> int:
         try:
             for i in range(args.repeats):
                 for name, tree in (("old", old_tree), ("new", ROOT)):
-                    r = _run(tree, settings, Path(tmp) / f"{name}-{i}")
+                    run_settings = {**settings, **(args.new_settings if name == "new" else {})}
+                    r = _run(tree, run_settings, Path(tmp) / f"{name}-{i}")
                     results[name].append(r)
                     print(f"run {i + 1}/{args.repeats} {name:>3}: {r['per_s']:>8,.0f} decisions/s"
                           f" wall, {r['per_cpu_s']:>8,.0f} per CPU-second, collection "
@@ -102,7 +108,8 @@ def main(argv: list[str] | None = None) -> int:
         new = statistics.median(r[key] for r in results["new"])
         summary[key] = {"old": old, "new": new, "ratio": new / old}
     print(f"\nconfig {args.config.name}, {args.steps:,} decisions a run, {args.repeats} runs each;"
-          f" old {args.old}, new {commit}")
+          f" old {args.old}, new {commit}"
+          + (f" with {json.dumps(args.new_settings)}" if args.new_settings else ""))
     print(f"{'':<24}{'old':>10}{'new':>10}{'new/old':>9}")
     for key, label in (("per_s", "decisions/s (wall)"), ("per_cpu_s", "decisions/CPU-second")):
         s = summary[key]
@@ -115,6 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps({"old": args.old, "new": commit, "steps": args.steps,
+                                        "new_settings": args.new_settings,
                                         "config": args.config.name, "runs": results,
                                         "summary": summary}, indent=1))
     return 0
