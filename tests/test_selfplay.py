@@ -265,37 +265,6 @@ def test_update_throw_inputs_worked_out_once_equal_the_throw_head(head, players)
             torch.testing.assert_close(g, h, rtol=1e-4, atol=1e-3, msg=name)
 
 
-def test_bfloat16_precision_computes_the_float32_update_to_its_rounding():
-    """``precision="bfloat16"`` runs the forward pass under autocast: the logits come back as
-    float32 and follow float32's to bfloat16's rounding, and the update's gradient points the
-    same way (cosine above 0.99); without it nothing changes."""
-    from train.layers import autocast
-
-    cfg = SelfPlayConfig(**_head("keeps+values"), net_arch=[64, 64], card_dim=8,
-                         keep_arch=[32], keep_ctx=8)
-    net = _perturbed_network(cfg)
-    obs = torch.from_numpy(_random_observations(2))
-    weights = torch.randn(len(obs), 52)
-
-    def gradient(precision):
-        net.zero_grad()
-        with autocast(precision, "cpu"):
-            logits, value = net.logits_and_value(networks.sparse_rows(obs),
-                                                 net.throw_inputs(obs))
-        assert logits.dtype == torch.float32
-        ((logits.clamp(-50, 50) * weights).sum() + value.float().square().sum()).backward()
-        grad = torch.cat([p.grad.flatten() for p in net.parameters() if p.grad is not None])
-        return logits.detach(), grad
-
-    exact, g32 = gradient("float32")
-    rounded, g16 = gradient("bfloat16")
-    legal = exact.abs() < 50
-    assert not torch.equal(exact, rounded)                # it does compute in bfloat16
-    assert float((rounded - exact)[legal].norm() / exact[legal].norm()) < 0.02
-    assert float(torch.nn.functional.cosine_similarity(g32, g16, dim=0)) > 0.99
-    assert torch.equal(gradient("float32")[0], exact)
-
-
 def test_throw_head_is_one_distribution_over_the_ways_to_throw(tmp_path):
     """With 2 players each discard decision scores the 15 pairs of the six cards held (from
     that decision's observation): P(first card c) = sum of softmax(scores) over the pairs
