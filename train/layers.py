@@ -1,13 +1,11 @@
-"""The layers the trainers' networks build from: :func:`mlp`, :func:`orthogonal_init`,
-:data:`ACTIVATIONS`, and the learner's :func:`autocast` (torch; :mod:`train.networks`,
-:mod:`train.throw_values` and :mod:`train.selfplay` use them)."""
+"""The layers the trainers' networks build from: :func:`mlp`, :func:`orthogonal_init` and
+:data:`ACTIVATIONS` (torch; :mod:`train.networks` and :mod:`train.throw_values` use them)."""
 
 from __future__ import annotations
 
 import math
 from typing import Any
 
-import torch
 from torch import nn
 
 #: A network setting's activation names (``TrainConfig.activation``) as torch modules.
@@ -35,11 +33,3 @@ def orthogonal_init(layer, std: float):
     nn.init.orthogonal_(layer.weight, std)
     nn.init.zeros_(layer.bias)
     return layer
-
-
-def autocast(precision: str, device):
-    """The context of the learner's forward passes: torch's autocast to bfloat16 on
-    ``device`` with ``precision="bfloat16"`` (matrix products in bfloat16, reductions and
-    softmaxes in float32), else nothing."""
-    return torch.autocast(torch.device(device).type, dtype=torch.bfloat16,
-                          enabled=precision == "bfloat16")

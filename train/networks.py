@@ -508,7 +508,7 @@ def throw_head(inputs: ThrowInputs, h, logits, ctx, score_net, values=None):
     log-sum-exp of the scores of the throws (holding the cards already laid away) it is in."""
     layers = [m for m in score_net.modules() if not isinstance(m, torch.nn.Sequential)]
     first, *rest = layers
-    out = logits.to(torch.float32, copy=True)   # float32 under autocast too
+    out = logits.clone()
     for g in inputs.groups:
         if g.rows.numel() == 0:
             continue

@@ -59,7 +59,6 @@ from train.checkpoints import (
 )
 from train.evaluation import Stopped, append_csv, evaluation_row, run_stoppable
 from train.export import export_policy
-from train.layers import autocast
 from train.learning_curve import plot_learning_curve, plot_training
 from train.networks import (
     CardRows,
@@ -294,7 +293,7 @@ def _learn(learner: Learner, batch: dict[str, np.ndarray], games: Games,
         samples = games.take_samples()
         stats["throw_value_loss"] = fit_throw_values(
             values, learner.value_opt, samples, config.n_epochs, VALUE_BATCH, learner.gen,
-            device, config.precision)
+            device)
         stats["throw_value_beta"] = float(values.log_beta.detach().exp())
         stats["throw_value_samples"] = len(samples["cards"])
     return stats
@@ -417,25 +416,22 @@ def _update(net, optimizer, batch: dict[str, np.ndarray], config: SelfPlayConfig
     names = ["obs", "mask", "action", "logprob", "advantages", "returns"]
     with_cards = "card_ids" in batch
     names += list(CardRows.COLUMNS) if with_cards else []
-    with autocast(config.precision, device):
-        t, throws = _batch_tensors(net, batch, names, device)
+    t, throws = _batch_tensors(net, batch, names, device)
     n = len(t["action"])
     trained = [p for group in optimizer.param_groups for p in group["params"]]  # not the fit's
     kls, clips, pls, vls, ents = [], [], [], [], []
     for _epoch in range(config.n_epochs):
         for mb, picked in _minibatches(t, config.minibatch_size, gen, device):
-            mask = mb["mask"]
+            obs, mask, act = mb["obs"], mb["mask"], mb["action"]
             old_logp, a, ret = (mb[k] for k in ("logprob", "advantages", "returns"))
-            with autocast(config.precision, device):   # the forward pass; backward outside
-                if with_cards:
-                    mb_cards = CardRows(*(mb[k] for k in CardRows.COLUMNS))
-                    logits, value = net.logits_and_value(mb["obs"], mb_cards)
-                else:
-                    logits, value = net.logits_and_value(
-                        mb["obs"], None if throws is None else throws.select(picked))
-                logp_all = masked_log_probs(logits.float(), mask)
-                value = value.float()
-            logp = logp_all.gather(1, mb["action"][:, None])[:, 0]
+            if with_cards:
+                mb_cards = CardRows(*(mb[k] for k in CardRows.COLUMNS))
+                logits, value = net.logits_and_value(obs, mb_cards)
+            else:
+                logits, value = net.logits_and_value(
+                    obs, None if throws is None else throws.select(picked))
+            logp_all = masked_log_probs(logits, mask)
+            logp = logp_all.gather(1, act[:, None])[:, 0]
             log_ratio = logp - old_logp
             ratio = log_ratio.exp()
             a = (a - a.mean()) / (a.std() + 1e-8) if len(a) > 1 else a

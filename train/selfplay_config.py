@@ -13,7 +13,6 @@ TRAINER = "selfplay"   # named in checkpoints (the SB3 trainer's have another la
 NUM_CARDS = 52
 POLICIES = ("mlp", "cards", "keeps", "expert-prior")
 ALGORITHMS = ("ppo", "dmc")
-PRECISIONS = ("float32", "bfloat16")
 EXPERT = "expert"      # the opponent name of the expert bot (expert_share)
 
 
@@ -66,12 +65,6 @@ class SelfPlayConfig(RunSettings):
         "numba threads of the batched engine (1: on a busy machine more threads spin and slow it "
         "down many times)")
     device: str = setting("cpu", "'cpu', 'cuda', 'cuda:N' or 'mps'")
-    precision: str = setting(
-        "float32",
-        "'float32' or 'bfloat16': the matrix products of the learner's forward passes (the "
-        "collection's, the update's and the throw values' fit) in bfloat16 through torch's "
-        "autocast, the rest in float32; 1.9x less arithmetic time on a CPU with AVX-512 BF16 or "
-        "AMX (emulated, and slower, on others)", PRECISIONS)
     # rollouts
     n_games: int = setting(256, "games stepped together")
     n_steps: int = setting(

@@ -14,7 +14,6 @@ import torch
 from cribenv.game import Rules
 from cribenv.observation import OBS_SIZE
 from cribenv.vector import VectorGame
-from train.layers import autocast
 from train.networks import (
     CardNetwork,
     CardRows,
@@ -416,15 +415,13 @@ def _learner_decides(net, layer, rollout: SeatRollout, rows: np.ndarray, obs: np
     ``rollout`` with their log-probabilities and the critic's values of ``seen``."""
     o = torch.from_numpy(obs).to(device)
     m = torch.from_numpy(mask).to(device)
-    precision = "float32" if config is None else config.precision
     with torch.no_grad():
-        with autocast(precision, device):   # as the update computes them
-            logits = net.logits(o, layer, None if cards is None else cards.to_torch(device))
-            v = net.value(torch.from_numpy(seen).to(device)).float()
-        logp = masked_log_probs(logits.float(), m)
+        logits = net.logits(o, layer, None if cards is None else cards.to_torch(device))
+        logp = masked_log_probs(logits, m)
         gumbel = -torch.log(-torch.log(
             torch.rand(logp.shape, generator=gen).clamp_min(1e-20))).to(device)
         a = torch.argmax(logp + gumbel, 1)
+        v = net.value(torch.from_numpy(seen).to(device))
     a_np = a.cpu().numpy()
     rollout.decide(rows, seen, mask, a_np, logp.gather(1, a[:, None])[:, 0].cpu().numpy(),
                    v.cpu().numpy(), None if cards is None else cards.columns())

@@ -24,7 +24,7 @@ from torch import nn
 
 from agents.ppo import THROW_FEATURES, throw_features, throw_tables
 from cribenv.scoring import score_hands
-from train.layers import autocast, mlp, orthogonal_init
+from train.layers import mlp, orthogonal_init
 
 #: The two numbers a throw value holds: the kept hand's show points, the crib's.
 VALUE_NAMES = ("hand", "crib")
@@ -158,12 +158,10 @@ def throw_value_loss(net: ThrowValueNet, samples: dict[str, np.ndarray], device=
 
 
 def fit_throw_values(net: ThrowValueNet, optimizer, samples: dict[str, np.ndarray],
-                     epochs: int, batch: int, gen, device, precision: str = "float32") -> float:
+                     epochs: int, batch: int, gen, device) -> float:
     """``epochs`` passes of mean-squared error over ``samples`` (:func:`turned_samples`,
     concatenated) in minibatches of ``batch`` seats' hands; returns the mean loss (points
-    squared, per value). ``precision="bfloat16"``: the forward passes' matrix products in
-    bfloat16 (:func:`train.layers.autocast`)."""
-
+    squared, per value)."""
     if not len(samples["cards"]):
         return float("nan")
     feats, sign, target, weight = _tensors(samples, device)
@@ -172,9 +170,7 @@ def fit_throw_values(net: ThrowValueNet, optimizer, samples: dict[str, np.ndarra
         perm = torch.randperm(len(feats), generator=gen).to(device)
         for start in range(0, len(feats), batch):
             mb = perm[start:start + batch]
-            with autocast(precision, device):
-                pred = net(feats[mb], sign[mb]).float()
-            loss = masked_squared_error(pred, target[mb], weight[mb])
+            loss = masked_squared_error(net(feats[mb], sign[mb]), target[mb], weight[mb])
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
