@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=3, help="runs of each trainer")
     parser.add_argument("--new-settings", type=json.loads, default={}, metavar="JSON",
                         help="settings this tree's runs take on top of the config, e.g. "
-                             "'{\"precision\": \"bfloat16\"}' (a lever the old tree lacks)")
+                             "'{\"minibatch_size\": 4096}' (a lever to measure)")
     parser.add_argument("--out", type=Path, help="write the results here as JSON")
     args = parser.parse_args(argv)
     if args.steps < 1 or args.repeats < 1:
