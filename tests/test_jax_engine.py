@@ -1,5 +1,6 @@
 """cribenv.jax against Game: the same deals and the same random actions give the same seat to
-act, masks, scores, observations, terminal flag, winner and rewards after every action; and
+act, masks, scores, observations, terminal flag, winner and rewards after every action (the
+comparison lives in cribenv.jax.differential, shared with scripts/jax_differential.py); and
 the JAX scorers on hands counted by hand."""
 
 from __future__ import annotations
@@ -14,90 +15,8 @@ jax = pytest.importorskip("jax")
 jnp = jax.numpy
 
 from cribenv import cards as C  # noqa: E402
-from cribenv.game import Deal, Game, Rules  # noqa: E402
 from cribenv.jax import Cribbage, peg_points, show_points  # noqa: E402
-from cribenv.observation import encode  # noqa: E402
-from cribenv.rules import win_reward  # noqa: E402
-
-HANDS = 48   # deals given per game: far more than a game to 121 lasts
-
-
-def deal_from_deck(deck: np.ndarray, dealer: int, rules: Rules) -> Deal:
-    """The Deal the JAX engine deals from ``deck`` (its documented order)."""
-    n, size = rules.num_players, rules.num_players * rules.hand_size
-    hands = [[int(c) for i, c in enumerate(deck[:size]) if (dealer + 1 + i) % n == seat]
-             for seat in range(n)]
-    return Deal(None, hands, int(deck[size]), int(deck[51]) if n == 3 else None)
-
-
-_COMPILED: dict[tuple, tuple] = {}
-
-
-def compiled(env: Cribbage) -> tuple:
-    key = (env.n, env.target, env.skunks)
-    if key not in _COMPILED:
-        _COMPILED[key] = (jax.jit(jax.vmap(env.init_with_deck)),
-                          jax.jit(jax.vmap(env.step_with_deck)),
-                          jax.jit(jax.vmap(env.observe)))
-    return _COMPILED[key]
-
-
-def play_both(num_players: int, target: int, skunks: bool, games: int, seed: int) -> int:
-    """Play ``games`` random games on both engines, comparing after every action (and the
-    observation of the next seat too); returns the number of decisions compared."""
-    rules = Rules(num_players=num_players, target=target)
-    env = Cribbage(num_players=num_players, target=target, skunks=skunks)
-    init, step, observe = compiled(env)
-    rng = np.random.default_rng(seed)
-    decks = np.argsort(rng.random((games, HANDS, 52)), axis=2).astype(np.int32)
-    first = rng.integers(0, num_players, games).astype(np.int32)
-    pool = [Game(rules, seed=0, first_dealer=int(first[g]),
-                 deals=[deal_from_deck(decks[g, h], (int(first[g]) + h) % num_players, rules)
-                        for h in range(HANDS)]) for g in range(games)]
-    state = init(jnp.asarray(decks[:, 0]), jnp.asarray(first))
-    last = [-1] * games          # the seat that made each game's last action
-    live = np.ones(games, bool)
-    decisions = 0
-    while live.any():
-        st = jax.device_get(state)
-        others = (st.current_player + 1) % num_players   # observe() of a seat not to act
-        seen = np.asarray(observe(state, jnp.asarray(others)))
-        actions = np.zeros(games, np.int32)
-        for g in np.flatnonzero(live):
-            game = pool[g]
-            where = f"game {g}, action {len(game.actions)}"
-            assert bool(st.terminated[g]) == game.is_over, where
-            assert list(st.scores[g]) == game.scores, where
-            seat = last[g] if game.is_over else game.current_player
-            want = encode(game.view(seat))
-            if not np.array_equal(st.observation[g], want):
-                np.testing.assert_array_equal(st.observation[g], want, err_msg=where)
-            other = encode(game.view(int(others[g])))
-            if not np.array_equal(seen[g], other):
-                np.testing.assert_array_equal(seen[g], other, err_msg=where + ", other seat")
-            if game.is_over:
-                assert int(st.current_player[g]) == last[g], where
-                assert st.legal_action_mask[g].all(), where
-                assert int(st.winner[g]) == game.winner, where
-                assert int(st.game_points[g]) == game.game_points, where
-                scale = game.game_points if skunks else 1
-                want = [win_reward(rules.side_of(s) == game.winner, scale, rules.num_sides)
-                        for s in range(num_players)]
-                np.testing.assert_allclose(st.rewards[g], want, err_msg=where)
-                live[g] = False
-            else:
-                assert not st.rewards[g].any(), where
-                assert int(st.current_player[g]) == seat, where
-                legal = np.flatnonzero(st.legal_action_mask[g])
-                assert legal.tolist() == game.legal_actions(), where
-                actions[g] = card = rng.choice(legal)
-                last[g] = seat
-                game.step(int(card))
-                decisions += 1
-            assert game.hand_number < HANDS - 1, where
-        nxt = decks[np.arange(games), np.minimum(st.hand_number + 1, HANDS - 1)]
-        state = step(state, jnp.asarray(actions), jnp.asarray(nxt))
-    return decisions
+from cribenv.jax.differential import Mismatch, play_both  # noqa: E402
 
 
 @pytest.mark.parametrize("num_players, target, skunks, games", [
@@ -167,3 +86,12 @@ def test_peg_points_by_hand(series, count, points):
     ids = C.parse_many(series)
     padded = jnp.asarray(ids + [0] * (16 - len(ids)))
     assert int(peg_points(padded, len(ids), count)) == points
+
+
+def test_a_difference_is_reported_with_the_seed_game_and_action(monkeypatch):
+    import cribenv.jax.differential as differential
+
+    real = differential.encode
+    monkeypatch.setattr(differential, "encode", lambda view: real(view) + 1)
+    with pytest.raises(Mismatch, match=r"seed 5, 3 games: game 0, action 0: observation"):
+        play_both(2, 121, False, 3, seed=5)
