@@ -406,3 +406,17 @@ def test_from_scratch_opens_with_the_two_strongest():
         parser = argparse.ArgumentParser(prog=f"cribenv {args[0]}", exit_on_error=False)
         load_command(COMMANDS[args[0]][0]).configure(parser)
         parser.parse_args(args[1:])
+
+
+def test_the_changelog_keeps_a_changelog():
+    """``CHANGELOG.md`` (keep-a-changelog): the unreleased changes, then 0.1.0; the old names
+    kept for compatibility are under Deprecated with the release that removes them."""
+    text = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    versions = re.findall(r"^## \[([^\]]+)\]", text, re.M)
+    assert versions[:2] == ["Unreleased", "0.1.0"]
+    unreleased = text.split("## [0.1.0]")[0]
+    deprecated = unreleased.split("### Deprecated", 1)[1].split("\n### ", 1)[0]
+    assert "0.3.0" in deprecated
+    for old in ("agents.tournament", "agents.ladder", "agents.web", "n_envs", "parse_spec"):
+        assert old in deprecated, old
+    assert "../CHANGELOG.md" in (ROOT / "docs" / "development.md").read_text(encoding="utf-8")
