@@ -25,3 +25,15 @@ def test_kept_policy_plays_a_game(path):
     seats = [make_agent(f"ppo:{path}", seed=0)] + [make_agent("greedy")] * (players - 1)
     result = play_game(seats, rules, seed=3)
     assert result.winner is not None
+
+
+def test_results_hold_records_not_code():
+    """``results/`` keeps records (each README names the command and commit that made its
+    numbers); the code that made them lives in ``scripts/``, tested."""
+    import subprocess
+
+    tracked = subprocess.run(["git", "ls-files", "results"], cwd=ROOT, capture_output=True,
+                             text=True).stdout.split()
+    if not tracked:
+        pytest.skip("not a git checkout")
+    assert [f for f in tracked if f.endswith((".py", ".sh"))] == []
