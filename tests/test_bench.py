@@ -84,7 +84,7 @@ def test_sections_have_the_documented_shape():
     import benchmarks
 
     names = benchmarks.section_names()
-    assert names == ["scoring", "engine", "vector_engine", "env", "openspiel", "search",
+    assert names == ["scoring", "engine", "vector_engine", "jax", "env", "openspiel", "search",
                      "protocol", "sb3", "training", "libraries"]   # by ORDER, then name
     for name in names:
         section = benchmarks.load_section(name)
@@ -190,3 +190,26 @@ def test_the_libraries_section_prints_each_route_and_the_ratio(monkeypatch, caps
     assert found, out
     slow, fast = (int(found[i].replace(",", "")) for i in (1, 2))
     assert fast > slow and float(found[3]) == pytest.approx(fast / slow, rel=0.02)
+
+
+def test_the_jax_section_prints_the_jax_engine_beside_vector_game(monkeypatch, capsys):
+    """One small batch (the compile is most of the time): both rates and their ratio."""
+    pytest.importorskip("jax")
+    import benchmarks.jax as bench_jax
+
+    monkeypatch.setattr(bench_jax, "BATCHES", (256,))
+    assert main(["bench", "--seconds", "0.1", "--only", "jax", "-q"]) == 0
+    out = capsys.readouterr().out
+    found = re.search(rf"256\s+({NUMBER})\s+({NUMBER})\s+({RATIO})", out)
+    assert found and "VectorGame" in out, out
+    jax_rate, numba_rate = (float(found[i].replace(",", "")) for i in (1, 3))
+    assert jax_rate > 0 and numba_rate > 0
+
+
+def test_the_jax_section_skips_in_a_line_without_jax(monkeypatch, capsys):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "jax", None)        # import jax raises ImportError
+    assert main(["bench", "--seconds", "0.05", "--only", "jax", "-q"]) == 0
+    out = capsys.readouterr().out
+    assert "jax engine: skipped: jax is not installed" in out
