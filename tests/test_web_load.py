@@ -182,6 +182,16 @@ def test_a_restored_game_replays_a_timed_bots_recorded_cards():
     play_out(again, moves=4)
 
 
+def next_move(state: dict) -> dict:
+    """The body of a player's next ``/move``: the first legal cards, or ``next`` past a show."""
+    body = {"seq": state["seq"]}
+    if state["stage"] in ("discard", "play"):
+        body["cards"] = state["legal"][:state["need"] if state["stage"] == "discard" else 1]
+    else:
+        body["action"] = "next"
+    return body
+
+
 # ------------------------------------------------------------------ the server under load
 
 @pytest.fixture
@@ -211,13 +221,7 @@ def test_five_players_at_once_think_in_the_bounded_pool(timed_bots):
             for _ in range(12):
                 if state["stage"] == "over":
                     break
-                body = {"seq": state["seq"]}
-                if state["stage"] in ("discard", "play"):
-                    body["cards"] = state["legal"][:state["need"]
-                                                   if state["stage"] == "discard" else 1]
-                else:
-                    body["action"] = "next"
-                r = client.post(f"/api/games/{state['id']}/move", json=body)
+                r = client.post(f"/api/games/{state['id']}/move", json=next_move(state))
                 assert r.status_code == 200, r.text
                 state, moves = r.json(), moves + 1
             return moves
@@ -275,13 +279,7 @@ def test_the_search_in_the_pool_honours_the_deadline(monkeypatch):
         for _ in range(60):
             if state["stage"] == "over" or len(batches) >= 3:
                 break
-            body = {"seq": state["seq"]}
-            if state["stage"] in ("discard", "play"):
-                body["cards"] = state["legal"][:state["need"]
-                                               if state["stage"] == "discard" else 1]
-            else:
-                body["action"] = "next"
-            state = client.post(f"/api/games/{state['id']}/move", json=body).json()
+            state = client.post(f"/api/games/{state['id']}/move", json=next_move(state)).json()
     assert batches, "the search never searched"
     assert max(batches) <= 3 < DEADLINE_BATCHES
 
