@@ -95,3 +95,31 @@ def test_a_difference_is_reported_with_the_seed_game_and_action(monkeypatch):
     monkeypatch.setattr(differential, "encode", lambda view: real(view) + 1)
     with pytest.raises(Mismatch, match=r"seed 5, 3 games: game 0, action 0: observation"):
         play_both(2, 121, False, 3, seed=5)
+
+
+def test_pgx_users_auto_reset_and_vmap_loop_run_on_it_unchanged():
+    """A Pgx user's loop, unchanged: ``pgx.experimental.auto_reset`` around ``step`` and
+    ``init``, ``jit(vmap(...))`` over 64 games, a random legal card from the mask each step: the
+    finished games restart, every state offers a legal card, and each step's rewards are
+    zero-sum (+1 to a winner, -1 to a loser, or skunks' multiples)."""
+    pgx_experimental = pytest.importorskip("pgx.experimental")
+    import jax.numpy as jnp
+
+    env = Cribbage(num_players=2, target=61)
+    init = jax.jit(jax.vmap(env.init))
+    step = jax.jit(jax.vmap(pgx_experimental.auto_reset(env.step, env.init)))
+    games = 64
+    key = jax.random.PRNGKey(0)
+    key, sub = jax.random.split(key)
+    state = init(jax.random.split(sub, games))
+    finished = 0
+    for _ in range(400):
+        key, pick, sub = jax.random.split(key, 3)
+        logits = jnp.where(state.legal_action_mask, 0.0, -jnp.inf)
+        action = jax.random.categorical(pick, logits, axis=1)
+        state = step(state, action, jax.random.split(sub, games))
+        assert bool(state.legal_action_mask.any(axis=1).all())
+        assert bool((state.rewards.sum(axis=1) == 0).all())
+        finished += int(state.terminated.sum())
+    assert finished >= games // 2          # games of 61 end within 400 decisions, and restart
+    assert bool((state.current_player >= 0).all())
