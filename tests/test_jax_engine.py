@@ -123,3 +123,45 @@ def test_pgx_users_auto_reset_and_vmap_loop_run_on_it_unchanged():
         finished += int(state.terminated.sum())
     assert finished >= games // 2          # games of 61 end within 400 decisions, and restart
     assert bool((state.current_player >= 0).all())
+
+
+def test_mctx_searches_over_it_as_pgx_alphazero_example_does():
+    """The shape of Pgx's AlphaZero example: ``mctx.gumbel_muzero_policy`` over a batch of
+    states, its ``recurrent_fn`` stepping the engine (the reward the seat that moved earned,
+    the discount -1 while the other seat is to act, 0 once the game is over), a uniform prior
+    on the legal cards: every action it picks is legal."""
+    mctx = pytest.importorskip("mctx")
+    import jax.numpy as jnp
+
+    env = Cribbage(num_players=2, target=61)
+    batch = 8
+    state = jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(3), batch))
+
+    def prior(s):
+        logits = jnp.where(s.legal_action_mask, 0.0, -1e9)
+        return logits, jnp.zeros(s.legal_action_mask.shape[0])
+
+    def recurrent_fn(params, key, action, s):
+        player = s.current_player
+        s = jax.vmap(env.step)(s, action, jax.random.split(key, action.shape[0]))
+        logits, value = prior(s)
+        reward = s.rewards[jnp.arange(action.shape[0]), player]
+        same = s.current_player == player
+        discount = jnp.where(s.terminated, 0.0, jnp.where(same, 1.0, -1.0))
+        return mctx.RecurrentFnOutput(reward=reward, discount=discount,
+                                      prior_logits=logits, value=value), s
+
+    @jax.jit
+    def search(s, key):
+        logits, value = prior(s)
+        root = mctx.RootFnOutput(prior_logits=logits, value=value, embedding=s)
+        return mctx.gumbel_muzero_policy(params=None, rng_key=key, root=root,
+                                         recurrent_fn=recurrent_fn, num_simulations=16,
+                                         invalid_actions=~s.legal_action_mask)
+
+    for i in range(6):
+        out = search(state, jax.random.PRNGKey(i))
+        legal = state.legal_action_mask[jnp.arange(batch), out.action]
+        assert bool(legal.all())
+        keys = jax.random.split(jax.random.PRNGKey(i), batch)
+        state = jax.vmap(env.step)(state, out.action, keys)
