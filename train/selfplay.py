@@ -35,7 +35,9 @@ the engine also plays the snapshots' decisions, reported as ``engine_steps``.
 from __future__ import annotations
 
 import contextlib
+import copy
 import csv
+import math
 import pickle
 import re
 import signal
@@ -72,61 +74,151 @@ from train.networks import (
 from train.pool import OpponentPool
 from train.selfplay_config import EXPERT, TRAINER, SelfPlayConfig, check_device
 from train.selfplay_rollout import Games, SeatRollout, collect, selfplay_pool
+from train.selfplay_team import SOLO, Solo, Team, check_same_weights, team, weights_digest
 
 __all__ = ["SelfPlayConfig", "train", "plot_training"]
 
 
 def train(config: SelfPlayConfig, run_dir: str | Path, resume: bool = False,
           progress: bool = True, log: Callable[[str], None] = print) -> Path:
-    """Train (or resume) a self-play run in ``run_dir``; returns the final policy file."""
+    """Train (or resume) a self-play run in ``run_dir``; returns the final policy file. With
+    ``config.workers`` > 1 this process leads that many (:mod:`train.selfplay_team`)."""
     run_dir = Path(run_dir)
     check_device(config.device)   # before anything is written
     _use_threads(config)
     config, state, ckpt = _open_run(config, run_dir, resume)
-    device = torch.device(config.device)
-    learner = _make_learner(config, device, fresh=ckpt is None)
-    rng = np.random.default_rng(config.seed)
+    with team(config.workers, follow) as crew:
+        device = torch.device(config.device)
+        learner = _make_learner(config, device, fresh=ckpt is None)
+        rng = np.random.default_rng(config.seed)
+        pool = selfplay_pool(config)
+        if ckpt is not None:
+            _resume(ckpt, state, config, run_dir, learner, rng, pool, log)
+        followers = state.pop("followers", [])   # their random streams, from a checkpoint
+        if crew.size > 1:
+            crew.share({"config": config, "run_dir": run_dir, "learner": learner.state(),
+                        "pool": pool.state(), "state": state, "followers": followers})
+        return _rounds(crew, config, run_dir, learner, rng, pool, state, progress, log)
+
+
+def follow(crew: Team) -> None:
+    """A follower's share of the run its leader (:func:`train`) shares with it: the same
+    network and optimisers, its own games and random streams."""
+    start = crew.share(None)
+    config, run_dir, state = start["config"], start["run_dir"], start["state"]
+    _use_threads(config)
+    learner = _make_learner(config, torch.device(config.device), fresh=False)
+    learner.load(start["learner"])
+    rng = np.random.default_rng(stream_seed(config.seed, crew.rank))
+    learner.gen.manual_seed(stream_seed(config.seed, crew.rank))
+    state["games_started"] = 0
+    if start["followers"]:   # resumed: where its streams stood at the checkpoint
+        mine = start["followers"][crew.rank - 1]
+        rng.bit_generator.state = mine["numpy_rng"]
+        learner.gen.set_state(mine["torch_gen"])
+        state["games_started"] = mine["games_started"]
     pool = selfplay_pool(config)
-    if ckpt is not None:
-        _resume(ckpt, state, config, run_dir, learner, rng, pool, log)
-    games = Games(config, pool, rng, first_game=state["games_started"])
-    rollout = SeatRollout(config.n_games * config.num_players)
-    writer = _tensorboard(run_dir)
+    for entry in start["pool"]:
+        pool.add(run_dir / "pool" / entry["name"], entry["wins"], entry["games"])
+    _rounds(crew, config, run_dir, learner, rng, pool, state, False, lambda _: None)
+
+
+def stream_seed(seed: int, rank: int) -> int:
+    """The seed of process ``rank``'s random streams (rank 0: the run's ``seed`` itself, so one
+    process trains as the trainer always did).
+
+    >>> stream_seed(1, 0), stream_seed(1, 1) != stream_seed(1, 2)
+    (1, True)
+    """
+    if rank == 0:
+        return seed
+    return int(np.random.SeedSequence([seed, rank]).generate_state(1, np.uint64)[0] >> 1)
+
+
+def _rounds(crew: Solo, config: SelfPlayConfig, run_dir: Path, learner: Learner,
+            rng: np.random.Generator, pool: OpponentPool, state: dict[str, Any],
+            progress: bool, log: Callable[[str], None]) -> Path | None:
+    """The rounds of a session, each a step: snapshot, evaluate, checkpoint, collect, the
+    advantages, the update, log; then :func:`_finish` (the leader's policy file)."""
+    device = torch.device(config.device)
+    share = games_share(config, crew)
+    games = Games(share, pool, rng, first_game=state["games_started"],
+                  stream=(crew.rank, crew.size))
+    rollout = SeatRollout(share.n_games * config.num_players)
+    writer = _tensorboard(run_dir) if crew.leader else None
     clock = _Clock(state)
     with _stop_on_signal() as stop, _progress_bar(config, state, progress) as bar:
         while True:
             step = state["step"]
             if step >= state["next_snapshot"]:
-                _snapshot(learner.net, config, pool, run_dir, state)
-            if config.eval_games and step >= state["next_eval"]:
+                _snapshot(crew, learner.net, config, pool, run_dir, state)
+            if crew.leader and config.eval_games and step >= state["next_eval"]:
                 _evaluate_on_bar(bar, learner.net, config, run_dir, state, writer, stop)
-            if step >= config.total_steps or stop.requested or clock.past(config.time_limit):
+            if crew.any(step >= config.total_steps or stop.requested
+                        or (crew.leader and clock.past(config.time_limit))):
                 break
             if step >= state["next_checkpoint"]:
                 # the games restart after a checkpoint, so a resumed run continues exactly
                 # as this one does
                 state["next_checkpoint"] = step + config.checkpoint_every
-                _checkpoint(run_dir, learner, rng, pool, games, state)
-                games = Games(config, pool, rng, first_game=games.started)
-                rollout = SeatRollout(config.n_games * config.num_players)
+                streams = crew.gather(_streams(learner, rng, games))
+                if crew.leader:
+                    _checkpoint(run_dir, learner, rng, pool, games, state, streams)
+                games = Games(share, pool, rng, first_game=games.started,
+                              stream=(crew.rank, crew.size))
+                rollout = SeatRollout(share.n_games * config.num_players)
 
             clock.start()
-            results = collect(learner.net, games, rollout, config, learner.gen, device)
+            results = _pooled(crew, pool, collect(learner.net, games, rollout, share,
+                                                  learner.gen, device))
             state["engine_steps"] += config.n_games * config.n_steps
             # the advantages (dmc: lambda 1, the discounted return, its Q the completion of a
             # return the rollout's end cuts)
             batch = rollout.take(config.gamma,
                                  config.gae_lambda if config.algorithm == "ppo" else 1.0)
             clock.collected()
-            stats = _learn(learner, batch, games, config, state["step"], device)
+            stats = _learn(learner, batch, games, config, state["step"], device, crew)
             clock.updated()
-            state["step"] += len(batch["action"])
+            n = int(crew.sum([len(batch["action"])])[0])   # the decisions of every process
+            state["step"] += n
             state["updates"] += 1
-            bar.update(min(len(batch["action"]), max(0, config.total_steps - bar.n)))
-            _log_update(run_dir, writer, _progress_row(stats, len(batch["action"]), results,
-                                                       state, clock, pool, rollout, config))
+            bar.update(min(n, max(0, config.total_steps - bar.n)))
+            if crew.leader:
+                _log_update(run_dir, writer, _progress_row(stats, n, results, state, clock,
+                                                           pool, rollout, config))
+    streams = crew.gather(_streams(learner, rng, games))   # for the last checkpoint
+    if not crew.leader:
+        return None
     return _finish(config, run_dir, learner, rng, pool, games, state, writer, clock,
-                   stop.requested, log)
+                   stop.requested, log, streams)
+
+
+def games_share(config: SelfPlayConfig, crew: Solo) -> SelfPlayConfig:
+    """The settings of process ``crew.rank``'s collection: its share of ``n_games`` (the
+    first ``n_games % size`` processes one more)."""
+    if crew.size == 1:
+        return config
+    share = copy.copy(config)
+    share.n_games = config.n_games // crew.size + (crew.rank < config.n_games % crew.size)
+    return share
+
+
+def _pooled(crew: Solo, pool: OpponentPool, results: list[tuple[str, float]]
+            ) -> list[tuple[str, float]]:
+    """Every process's results of the round against the pool's snapshots, counted in each
+    process's pool (its own ones already are), so that all draw from the same pool."""
+    everyone = crew.gather(results)
+    for rank, theirs in enumerate(everyone):
+        for name, won in theirs if rank != crew.rank else ():
+            pool.record(name, won)
+    return [r for theirs in everyone for r in theirs]
+
+
+def _streams(learner: Learner, rng: np.random.Generator, games: Games) -> dict[str, Any]:
+    """Where this process's random streams stand (a checkpoint keeps the followers'), and a
+    digest of its weights (all processes' must be the same)."""
+    return {"numpy_rng": rng.bit_generator.state, "torch_gen": learner.gen.get_state(),
+            "games_started": games.started, "digest": weights_digest(learner.net)}
 
 
 # ------------------------------------------------------------------------------------------
@@ -148,6 +240,19 @@ class Learner:
     def throw_values(self):
         """The throw values of the network (fitted apart, :mod:`train.throw_values`), or None."""
         return getattr(self.net, "throw_values", None)
+
+    def state(self) -> dict[str, Any]:
+        """The weights and the optimisers' states (a follower starts from its leader's)."""
+        return {"net": self.net.state_dict(), "optimizer": self.optimizer.state_dict(),
+                **({} if self.value_opt is None
+                   else {"value_optimizer": self.value_opt.state_dict()})}
+
+    def load(self, state: dict[str, Any]) -> None:
+        """Take :meth:`state`'s weights and optimisers' states."""
+        self.net.load_state_dict(state["net"])
+        self.optimizer.load_state_dict(state["optimizer"])
+        if self.value_opt is not None:
+            self.value_opt.load_state_dict(state["value_optimizer"])
 
 
 def _use_threads(config: SelfPlayConfig) -> None:
@@ -179,7 +284,7 @@ def _resume(ckpt: Path, state: dict[str, Any], config: SelfPlayConfig, run_dir: 
             learner: Learner, rng: np.random.Generator, pool: OpponentPool,
             log: Callable[[str], None]) -> None:
     """Load the checkpoint ``ckpt`` and drop the log rows written after it."""
-    _restore(ckpt, state, learner, rng, pool, run_dir)
+    _restore(ckpt, state, learner, rng, pool, run_dir, config.workers)
     if state.pop("settings_changed"):
         config.save(run_dir / "config.json")   # the run's settings from now on
     for name in ("logs/progress.csv", "eval.csv"):  # drop what came after the checkpoint
@@ -249,12 +354,14 @@ def _progress_bar(config: SelfPlayConfig, state: dict[str, Any], progress: bool)
         bar.close()
 
 
-def _snapshot(net, config: SelfPlayConfig, pool: OpponentPool, run_dir: Path,
+def _snapshot(crew: Solo, net, config: SelfPlayConfig, pool: OpponentPool, run_dir: Path,
               state: dict[str, Any]) -> None:
-    """Add the learner as it is now to the opponent pool."""
+    """Add the learner as it is now to the opponent pool (the leader writes its file)."""
     step = state["step"]
     path = run_dir / "pool" / f"snap-{step:09d}.safetensors"
-    export_policy(export_arrays(net), path, config, step)
+    if crew.leader:
+        export_policy(export_arrays(net), path, config, step)
+    crew.barrier()
     pool.add(path)
     state["next_snapshot"] = step + config.snapshot_every
 
@@ -274,7 +381,7 @@ def _evaluate_on_bar(bar, net, config: SelfPlayConfig, run_dir: Path, state: dic
 
 
 def _learn(learner: Learner, batch: dict[str, np.ndarray], games: Games,
-           config: SelfPlayConfig, step: int, device) -> dict[str, float]:
+           config: SelfPlayConfig, step: int, device, crew: Solo) -> dict[str, float]:
     """The update of one round: the learning rate of its schedule, clipped PPO on ``batch``
     (the critic only during ``value_warmup``) and the throw values' fit to the starters
     turned in the round."""
@@ -285,7 +392,7 @@ def _learn(learner: Learner, batch: dict[str, np.ndarray], games: Games,
         stats = _update_q(learner.net, learner.optimizer, batch, config, learner.gen, device)
     else:
         stats = _update(learner.net, learner.optimizer, batch, config, learner.gen, device,
-                        train_policy=step >= config.value_warmup)
+                        train_policy=step >= config.value_warmup, crew=crew)
     values = learner.throw_values
     if values is not None:
         from train.throw_values import fit_throw_values
@@ -293,7 +400,7 @@ def _learn(learner: Learner, batch: dict[str, np.ndarray], games: Games,
         samples = games.take_samples()
         stats["throw_value_loss"] = fit_throw_values(
             values, learner.value_opt, samples, config.n_epochs, VALUE_BATCH, learner.gen,
-            device)
+            device, crew)
         stats["throw_value_beta"] = float(values.log_beta.detach().exp())
         stats["throw_value_samples"] = len(samples["cards"])
     return stats
@@ -321,7 +428,7 @@ def _progress_row(stats: dict[str, float], n: int, results: list[tuple[str, floa
 
 def _finish(config: SelfPlayConfig, run_dir: Path, learner: Learner, rng: np.random.Generator,
             pool: OpponentPool, games: Games, state: dict[str, Any], writer, clock: _Clock,
-            stopped: bool, log: Callable[[str], None]) -> Path:
+            stopped: bool, log: Callable[[str], None], streams: list[dict[str, Any]]) -> Path:
     """The end of a session: the final policy's evaluation, a checkpoint, the policy file,
     the plots and what happened, in words; raises KeyboardInterrupt when a signal stopped it."""
     elapsed = time.perf_counter() - clock.started
@@ -331,7 +438,7 @@ def _finish(config: SelfPlayConfig, run_dir: Path, learner: Learner, rng: np.ran
             stopped = not _evaluate(learner.net, config, run_dir, state, writer,
                                     state["step"], stop)
     state["wall_s"] = clock.wall_s()     # its evaluation's time too: a resume sees it past
-    _checkpoint(run_dir, learner, rng, pool, games, state)
+    _checkpoint(run_dir, learner, rng, pool, games, state, streams)
     speed = (state["step"] - clock.start_step) / elapsed if elapsed > 0 else 0.0
     final = run_dir / "policy.safetensors"
     if state["step"] > clock.start_step or not final.is_file():   # nothing trained: kept
@@ -382,21 +489,58 @@ def _batch_tensors(net, batch: dict[str, np.ndarray], names: list[str],
     return t, throws
 
 
-def _minibatches(t: dict[str, torch.Tensor], size: int, gen, device):
+def _minibatches(t: dict[str, torch.Tensor], size: int, gen, device, parts: int = 0):
     """One epoch over ``t``: its rows shuffled with ``gen`` (one gather), in slices of
-    ``size`` rows: each a dict of the same columns and the batch rows it holds."""
+    ``size`` rows (or, with ``parts``, in that many slices as equal as can be): each a dict
+    of the same columns and the batch rows it holds."""
     n = len(t["action"])
     perm = torch.randperm(n, generator=gen).to(device)
     shuffled = {k: v[perm] for k, v in t.items()}
-    for start in range(0, n, size):
-        mb = slice(start, start + size)
+    edges = ([n * i // parts for i in range(parts + 1)] if parts
+             else [*range(0, n, size), n])
+    for start, end in zip(edges[:-1], edges[1:]):
+        mb = slice(start, end)
         yield {k: v[mb] for k, v in shuffled.items()}, perm[mb]
 
 
-def _descend(optimizer, loss, trained: list, max_grad_norm: float) -> None:
-    """One gradient step of ``loss`` on the parameters ``trained``, their norm clipped."""
+class _Whole:
+    """A minibatch of the whole team, each process holding its part of it: the means over all
+    its rows and its advantages normalised by their mean and deviation over all its rows (one
+    process: torch's own ``mean`` and ``std``). :meth:`epoch` makes an epoch's in one
+    exchange."""
+
+    def __init__(self, solo: bool, n: float = 0, total: float = 0, squares: float = 0) -> None:
+        self.solo = solo
+        if not solo:
+            self.n, self.a_mean = n, total / n
+            self.a_std = math.sqrt(max(0.0, squares - n * self.a_mean ** 2) / (n - 1)) \
+                if n > 1 else 0.0
+
+    @classmethod
+    def epoch(cls, crew: Solo, batches: list) -> list[_Whole]:
+        """The whole minibatches of an epoch whose parts here are ``batches``."""
+        if crew.size == 1:
+            return [cls(True)] * len(batches)
+        sums = crew.sum([x for mb, _ in batches for a in [mb["advantages"].double()]
+                         for x in (len(a), float(a.sum()), float((a * a).sum()))])
+        return [cls(False, *sums[3 * i:3 * i + 3]) for i in range(len(batches))]
+
+    def mean(self, x: torch.Tensor) -> torch.Tensor:
+        return x.mean() if self.solo else x.sum() / self.n
+
+    def normalized(self, a: torch.Tensor) -> torch.Tensor:
+        if self.solo:
+            return (a - a.mean()) / (a.std() + 1e-8) if len(a) > 1 else a
+        return (a - self.a_mean) / (self.a_std + 1e-8) if self.n > 1 else a
+
+
+def _descend(optimizer, loss, trained: list, max_grad_norm: float, crew: Solo = SOLO
+             ) -> None:
+    """One gradient step of ``loss`` on the parameters ``trained`` (their gradients summed
+    over ``crew``'s processes), their norm clipped."""
     optimizer.zero_grad()
     loss.backward()
+    crew.add_gradients(trained)
     torch.nn.utils.clip_grad_norm_(trained, max_grad_norm)
     optimizer.step()
 
@@ -409,9 +553,10 @@ def _explained_variance(batch: dict[str, np.ndarray]) -> float:
 
 
 def _update(net, optimizer, batch: dict[str, np.ndarray], config: SelfPlayConfig, gen,
-            device, train_policy: bool = True) -> dict[str, float]:
+            device, train_policy: bool = True, crew: Solo = SOLO) -> dict[str, float]:
     """``n_epochs`` passes of clipped PPO over shuffled minibatches of ``batch``;
-    ``train_policy=False`` trains the critic only (the value warm-up)."""
+    ``train_policy=False`` trains the critic only (the value warm-up). With a team, each
+    minibatch is the union of every process's part, its losses their means over it."""
     net.train()
     names = ["obs", "mask", "action", "logprob", "advantages", "returns"]
     with_cards = "card_ids" in batch
@@ -419,9 +564,11 @@ def _update(net, optimizer, batch: dict[str, np.ndarray], config: SelfPlayConfig
     t, throws = _batch_tensors(net, batch, names, device)
     n = len(t["action"])
     trained = [p for group in optimizer.param_groups for p in group["params"]]  # not the fit's
+    parts = crew.parts(n, config.minibatch_size)
     kls, clips, pls, vls, ents = [], [], [], [], []
-    for _epoch in range(config.n_epochs):
-        for mb, picked in _minibatches(t, config.minibatch_size, gen, device):
+    for _epoch in range(config.n_epochs if crew.size == 1 or parts else 0):
+        batches = list(_minibatches(t, config.minibatch_size, gen, device, parts))
+        for (mb, picked), whole in zip(batches, _Whole.epoch(crew, batches)):
             obs, mask, act = mb["obs"], mb["mask"], mb["action"]
             old_logp, a, ret = (mb[k] for k in ("logprob", "advantages", "returns"))
             if with_cards:
@@ -434,27 +581,29 @@ def _update(net, optimizer, batch: dict[str, np.ndarray], config: SelfPlayConfig
             logp = logp_all.gather(1, act[:, None])[:, 0]
             log_ratio = logp - old_logp
             ratio = log_ratio.exp()
-            a = (a - a.mean()) / (a.std() + 1e-8) if len(a) > 1 else a
-            pg = torch.max(-a * ratio, -a * ratio.clamp(1 - config.clip_range,
-                                                        1 + config.clip_range)).mean()
-            v_loss = 0.5 * ((value - ret) ** 2).mean()
-            ent = entropy(logp_all, mask).mean()
+            a = whole.normalized(a)
+            pg = whole.mean(torch.max(-a * ratio, -a * ratio.clamp(1 - config.clip_range,
+                                                                   1 + config.clip_range)))
+            v_loss = 0.5 * whole.mean((value - ret) ** 2)
+            ent = whole.mean(entropy(logp_all, mask))
             loss = config.vf_coef * v_loss
             if train_policy:
                 loss = loss + pg - config.ent_coef * ent
-            _descend(optimizer, loss, trained, config.max_grad_norm)
+            _descend(optimizer, loss, trained, config.max_grad_norm, crew)
             with torch.no_grad():
                 kls.append(((ratio - 1) - log_ratio).mean().item())
                 clips.append(((ratio - 1).abs() > config.clip_range).float().mean().item())
             pls.append(pg.item())
             vls.append(v_loss.item())
             ents.append(ent.item())
-        if config.target_kl and np.mean(kls[-max(1, n // config.minibatch_size):]) > \
-                config.target_kl:
+        recent = float(np.mean(kls[-(parts or max(1, n // config.minibatch_size)):]))
+        if config.target_kl and crew.sum([recent])[0] / crew.size > config.target_kl:
             break
-    return {"policy_loss": float(np.mean(pls)), "value_loss": float(np.mean(vls)),
-            "entropy": float(np.mean(ents)), "approx_kl": float(np.mean(kls)),
-            "clipfrac": float(np.mean(clips)),
+    # the team's: its losses are the sums of the processes' parts, the rest their means
+    pl, vl, ent_, kl, clip = crew.sum([float(np.mean(x)) if x else float("nan")
+                                       for x in (pls, vls, ents, kls, clips)])
+    return {"policy_loss": pl, "value_loss": vl, "entropy": ent_,
+            "approx_kl": kl / crew.size, "clipfrac": clip / crew.size,
             "explained_variance": _explained_variance(batch), "samples": float(n)}
 
 
@@ -505,23 +654,30 @@ def _open_run(config: SelfPlayConfig, run_dir: Path, resume: bool
 
 
 def _checkpoint(run_dir: Path, learner: Learner, rng: np.random.Generator,
-                pool: OpponentPool, games: Games, state: dict[str, Any]) -> Path:
-    """A complete checkpoint (atomic, via :func:`train.checkpoints.save_checkpoint`):
-    ``model.zip`` is the torch archive of the network, optimiser and sampling generator.
+                pool: OpponentPool, games: Games, state: dict[str, Any],
+                streams: list[dict[str, Any]]) -> Path:
+    """A complete checkpoint (atomic, via :func:`train.checkpoints.save_checkpoint`), written
+    by the leader: ``model.zip`` is the torch archive of the network, optimiser and sampling
+    generator; ``streams`` (:func:`_streams`, every process's) adds the followers' random
+    streams (their generators in ``model.zip``, the rest in ``state.json``).
 
     The games in flight are not saved: the run (and a resumed one) starts fresh games with
     the next seeds."""
+    check_same_weights([s["digest"] for s in streams])
+    followers = streams[1:]
 
     class Archive:
         def save(self, path: Path) -> None:
-            value_opt = learner.value_opt
-            extra = {} if value_opt is None else {"value_optimizer": value_opt.state_dict()}
-            torch.save({"net": learner.net.state_dict(),
-                        "optimizer": learner.optimizer.state_dict(),
-                        "torch_gen": learner.gen.get_state(), **extra}, path)
+            extra = ({"follower_gens": [f["torch_gen"] for f in followers]} if followers
+                     else {})
+            torch.save({**learner.state(), "torch_gen": learner.gen.get_state(), **extra},
+                       path)
 
     payload = dict(state, trainer=TRAINER, games_started=games.started, pool=pool.state(),
                    numpy_rng=rng.bit_generator.state)
+    if followers:
+        payload["followers"] = [{"numpy_rng": f["numpy_rng"],
+                                 "games_started": f["games_started"]} for f in followers]
     return save_checkpoint(run_dir, Archive(), SimpleNamespace(**payload))
 
 
@@ -530,7 +686,7 @@ VALUE_BATCH = 256   # seats' hands a minibatch of the throw values' fit (15 thro
 
 
 def _restore(ckpt: Path, state: dict[str, Any], learner: Learner, rng: np.random.Generator,
-             pool: OpponentPool, run_dir: Path) -> None:
+             pool: OpponentPool, run_dir: Path, workers: int) -> None:
     """Load checkpoint ``ckpt`` into the run's objects, or raise :class:`CheckpointError`
     naming the file and what is wrong with it (nothing on disk is changed either way)."""
     archive = ckpt / "model.zip"
@@ -558,16 +714,28 @@ def _restore(ckpt: Path, state: dict[str, Any], learner: Learner, rng: np.random
         raise CheckpointError(f"{archive} is damaged: tensor {broken[0]} holds NaN or "
                               f"infinite weights")
     try:
-        learner.net.load_state_dict(weights)
-        learner.optimizer.load_state_dict(saved["optimizer"])
+        learner.load(saved)
         learner.gen.set_state(saved["torch_gen"])
-        if learner.value_opt is not None:
-            learner.value_opt.load_state_dict(saved["value_optimizer"])
     except (RuntimeError, KeyError, TypeError, ValueError) as exc:
         reason = " ".join(str(exc).split())[:300]
         raise CheckpointError(f"{archive} does not fit this run's network (config.json): "
                               f"{reason}") from None
     _restore_state(ckpt, state, rng, pool, run_dir)
+    _restore_followers(ckpt, state, saved.get("follower_gens", []), workers)
+
+
+def _restore_followers(ckpt: Path, state: dict[str, Any], gens: list, workers: int) -> None:
+    """The followers' random streams (``state["followers"]``, their generators ``gens``
+    joined in), checked: one a follower of the run's ``workers``."""
+    followers = state.get("followers", [])
+    if (not isinstance(followers, list) or len(followers) != workers - 1
+            or len(gens) != workers - 1 or not all(
+                isinstance(f, dict) and isinstance(f.get("games_started"), int)
+                and isinstance(f.get("numpy_rng"), dict) for f in followers)):
+        raise CheckpointError(f"checkpoint {ckpt} is damaged: it should hold the random "
+                              f"streams of {workers - 1} follower(s) of this {workers}-worker "
+                              f"run")
+    state["followers"] = [dict(f, torch_gen=g) for f, g in zip(followers, gens)]
 
 
 def _restore_state(ckpt: Path, state: dict[str, Any], rng: np.random.Generator,

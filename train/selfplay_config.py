@@ -65,6 +65,10 @@ class SelfPlayConfig(RunSettings):
         "numba threads of the batched engine (1: on a busy machine more threads spin and slow it "
         "down many times)")
     device: str = setting("cpu", "'cpu', 'cuda', 'cuda:N' or 'mps'")
+    workers: int = setting(
+        1,
+        "processes that play and learn together, each its share of the games and of every "
+        "minibatch, their gradients summed (one a core; the same results for the same number)")
     # rollouts
     n_games: int = setting(256, "games stepped together")
     n_steps: int = setting(
@@ -172,9 +176,19 @@ class SelfPlayConfig(RunSettings):
                                  f"card, its Q-value), got {self.policy!r}")
             if self.privileged_critic:
                 raise ValueError("algorithm 'dmc' has no critic: privileged_critic needs 'ppo'")
+        if self.workers > 1:
+            self._check_workers()
         if self.search_table_hands:
             self._check_search_table_hands()
         self.check_rollout_size("n_games", "n_steps")
+
+    def _check_workers(self) -> None:
+        if self.algorithm != "ppo":
+            raise ValueError(f"workers above 1 train algorithm 'ppo' only, got "
+                             f"{self.algorithm!r} with workers {self.workers}")
+        if self.n_games < self.workers:
+            raise ValueError(f"each of the {self.workers} workers plays its share of n_games "
+                             f"({self.n_games}): n_games must be at least workers")
 
     def _check_search_table_hands(self) -> None:
         from agents.winprob import MIN_HANDS  # only where asked: numpy and the engine
@@ -193,6 +207,8 @@ class SelfPlayConfig(RunSettings):
         if fixed["algorithm"] == "ppo":   # likewise
             for name in ("algorithm", "epsilon"):
                 fixed.pop(name)
+        if fixed["workers"] == 1:   # likewise
+            fixed.pop("workers")
         return fixed
 
     def policy_fields(self) -> dict[str, Any]:

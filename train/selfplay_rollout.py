@@ -263,8 +263,9 @@ class Games:
     """
 
     def __init__(self, config: SelfPlayConfig, pool: OpponentPool, rng: np.random.Generator,
-                 first_game: int) -> None:
+                 first_game: int, stream: tuple[int, int] = (0, 1)) -> None:
         self.config = config
+        self.stream = stream   # (process, processes): each process deals its own seeds
         self.rules = Rules(num_players=config.num_players, target=config.target)
         self.sides = np.array([self.rules.side_of(s) for s in range(config.num_players)])
         self.pool = pool
@@ -292,7 +293,8 @@ class Games:
     def _seeds(self, k: int) -> np.ndarray:
         seeds = self.config.seed * 1_000_000_007 + self.started + np.arange(k)
         self.started += k
-        return seeds
+        rank, size = self.stream
+        return seeds * size + rank
 
     def assign(self, idx: np.ndarray) -> None:
         """Draw who plays each seat of the games ``idx``."""

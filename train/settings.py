@@ -55,7 +55,7 @@ MAX_ROLLOUT = 2**21       # decisions held by one rollout
 
 RANGES: dict[str, tuple[float | None, float | None]] = {
     "total_steps": (1, None), "seed": (0, 2**63 - 1), "threads": (1, 256),
-    "engine_threads": (1, 256),
+    "engine_threads": (1, 256), "workers": (1, 1024),
     # sizes that set what is allocated: bounded well above any use, so that a typo is a clear
     # error rather than a 900 GB allocation
     "n_games": (1, 65_536), "n_steps": (1, 65_536), "minibatch_size": (1, 2**24),

@@ -25,6 +25,7 @@ from torch import nn
 from agents.ppo import THROW_FEATURES, throw_features, throw_tables
 from cribenv.scoring import score_hands
 from train.layers import mlp, orthogonal_init
+from train.selfplay_team import SOLO, Solo
 
 #: The two numbers a throw value holds: the kept hand's show points, the crib's.
 VALUE_NAMES = ("hand", "crib")
@@ -158,21 +159,34 @@ def throw_value_loss(net: ThrowValueNet, samples: dict[str, np.ndarray], device=
 
 
 def fit_throw_values(net: ThrowValueNet, optimizer, samples: dict[str, np.ndarray],
-                     epochs: int, batch: int, gen, device) -> float:
+                     epochs: int, batch: int, gen, device, crew: Solo = SOLO) -> float:
     """``epochs`` passes of mean-squared error over ``samples`` (:func:`turned_samples`,
     concatenated) in minibatches of ``batch`` seats' hands; returns the mean loss (points
-    squared, per value)."""
-    if not len(samples["cards"]):
+    squared, per value). With a team (:mod:`train.selfplay_team`) each minibatch is the union
+    of every process's part of it, its loss the mean over all of them."""
+    m = len(samples["cards"])
+    parts = crew.parts(m, batch)
+    if not m or (crew.size > 1 and not parts):
         return float("nan")
     feats, sign, target, weight = _tensors(samples, device)
+    edges = [m * i // parts for i in range(parts + 1)] if parts else [*range(0, m, batch), m]
     losses = []
     for _ in range(epochs):
-        perm = torch.randperm(len(feats), generator=gen).to(device)
-        for start in range(0, len(feats), batch):
-            mb = perm[start:start + batch]
-            loss = masked_squared_error(net(feats[mb], sign[mb]), target[mb], weight[mb])
+        perm = torch.randperm(m, generator=gen).to(device)
+        # with a team: each whole minibatch's weight, summed over the processes' parts
+        wholes = crew.sum([float(weight[perm[start:end]].sum()) * feats.shape[1]
+                           for start, end in zip(edges[:-1], edges[1:])]) if parts else []
+        for k, (start, end) in enumerate(zip(edges[:-1], edges[1:])):
+            mb = perm[start:end]
+            pred = net(feats[mb], sign[mb])
+            if parts:   # the sum over this part, over the weight of the whole minibatch
+                w = weight[mb][:, None, :].expand_as(pred)
+                loss = ((pred - target[mb]) ** 2 * w).sum() / wholes[k]
+            else:
+                loss = masked_squared_error(pred, target[mb], weight[mb])
             optimizer.zero_grad()
             loss.backward()
+            crew.add_gradients(net.value_parameters())
             optimizer.step()
             losses.append(loss.item())
-    return float(np.mean(losses))
+    return crew.sum([float(np.mean(losses))])[0] if parts else float(np.mean(losses))
