@@ -30,7 +30,8 @@ RECIPE = Path(__file__).resolve().parent.parent / "train" / "configs" / "selfpla
 
 
 def _selfplay(seconds: float, threads: int, policy: str, n_epochs: int = 4,
-              minibatch_size: int = 1024, recipe: bool = False) -> dict[str, Any]:
+              minibatch_size: int = 1024, recipe: bool = False, workers: int = 1
+              ) -> dict[str, Any]:
     import csv
     import json
 
@@ -39,7 +40,8 @@ def _selfplay(seconds: float, threads: int, policy: str, n_epochs: int = 4,
     with tempfile.TemporaryDirectory() as tmp:
         if recipe:   # the from-rules recipe as it trains (its network, rollouts and update)
             settings = {**json.loads(RECIPE.read_text()), "threads": threads,
-                        "total_steps": 10**9, "eval_games": 0, "search_table_hands": 0}
+                        "total_steps": 10**9, "eval_games": 0, "search_table_hands": 0,
+                        "workers": workers}
         else:
             settings = {"total_steps": 10**9, "threads": threads, "net_arch": NET,
                         "policy": policy, "n_epochs": n_epochs,
@@ -54,7 +56,9 @@ def _selfplay(seconds: float, threads: int, policy: str, n_epochs: int = 4,
     steps = sum(float(r["samples"]) for r in timed)
     wall = sum(float(r["collect_s"]) + float(r["update_s"]) for r in timed)
     cpu = sum(float(r["cpu_s"]) for r in timed)
-    return {"steps_per_s": steps / wall, "steps_per_cpu_s": steps / cpu, "steps": steps,
+    # several workers: cpu_s is the leader's alone, so no rate a CPU-second
+    return {"steps_per_s": steps / wall, "steps_per_cpu_s": steps / cpu if workers == 1 else None,
+            "steps": steps,
             "updates": len(timed),
             "update_share": sum(float(r["update_s"]) for r in timed) / wall}
 
@@ -92,6 +96,9 @@ def run(seconds: float, progress) -> dict[str, Any]:
     results["selfplay_cards_1t"] = _selfplay(seconds, 1, "cards")
     progress("training: self-play PPO, the from-rules recipe (keeps head, throw values)")
     results["selfplay_recipe_1t"] = _selfplay(max(seconds, 20.0), 1, "keeps", recipe=True)
+    progress("training: self-play PPO, the from-rules recipe on 2 workers (processes)")
+    results["selfplay_recipe_2w"] = _selfplay(max(seconds, 20.0), 1, "keeps", recipe=True,
+                                              workers=2)
     progress("training: self-play PPO, 1 epoch of 2,048-decision minibatches")
     results["selfplay_1epoch_1t"] = _selfplay(seconds, 1, "mlp", n_epochs=1, minibatch_size=2048)
     try:
@@ -113,6 +120,7 @@ def report(res: dict[str, Any]) -> None:
               "selfplay_2t": "self-play, 2 threads",
               "selfplay_cards_1t": "self-play, per-card head, 1 thread",
               "selfplay_recipe_1t": "self-play, the from-rules recipe, 1 thread",
+              "selfplay_recipe_2w": "self-play, the recipe, 2 workers (processes)",
               "selfplay_1epoch_1t": "self-play, 1 epoch (minibatch 2,048), 1 thread"}
     for key, label in labels.items():
         r = res.get(key, {})
@@ -120,6 +128,11 @@ def report(res: dict[str, Any]) -> None:
             print(f"  {label:<42}{'n/a':>10}  {r.get('skipped', '')}")
             continue
         ratio = f"{r['steps_per_s'] / base:.1f}x" if base else "n/a"
-        ratio_cpu = f"{r['steps_per_cpu_s'] / base_cpu:.1f}x" if base_cpu else "n/a"
+        per_cpu = r["steps_per_cpu_s"]
+        ratio_cpu = f"{per_cpu / base_cpu:.1f}x" if base_cpu and per_cpu else "n/a"
         print(f"  {label:<42}{r['steps_per_s']:>10,.0f}{ratio:>8}"
-              f"{r['steps_per_cpu_s']:>13,.0f}{ratio_cpu:>8}")
+              f"{f'{per_cpu:,.0f}' if per_cpu else 'n/a':>13}{ratio_cpu:>8}")
+    one, two = res.get("selfplay_recipe_1t", {}), res.get("selfplay_recipe_2w", {})
+    if one.get("steps_per_s") and two.get("steps_per_s"):
+        print(f"  the recipe on 2 workers: {two['steps_per_s'] / one['steps_per_s']:.2f}x its "
+              f"decisions a second (wall) on 1")

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from train.command import BACKENDS, settings_class
+from train.expert_iteration import IterationSettings
 from train.settings import (
     LAYER_LISTS,
     MAX_LAYERS,
@@ -122,11 +123,12 @@ def shared_rows() -> list[str]:
     return rows
 
 
-def own_rows(backend: str) -> list[str]:
-    """The table of the settings of ``backend`` alone."""
+def own_rows(backend: str | type) -> list[str]:
+    """The table of the settings of ``backend`` alone (or of a settings class, every one)."""
+    kind = backend if isinstance(backend, type) else settings_class(backend)
     rows = ["| setting | default | allowed | what it does |", "|---|---|---|---|"]
-    for s in described(settings_class(backend)):
-        if not s.shared:
+    for s in described(kind):
+        if not s.shared or isinstance(backend, type):
             rows.append(f"| {name_cell(s.name)} | {shown(s.default)} | {cell(allowed(s))} | "
                         f"{cell(s.help)} |")
     return rows
@@ -143,11 +145,17 @@ def markdown() -> str:
            "else about a setting has its own line.", "", *shared_rows(), ""]
     for backend in BACKENDS:
         out += [f"## The {backend} backend's own", "", *own_rows(backend), ""]
+    out += ["## Expert iteration", "",
+            "`cribenv expert-iteration`'s settings (`IterationSettings`, saved as its run "
+            "folder's `settings.json`), on the same base: checked the same way, their flags made "
+            "from them.", "", *own_rows(IterationSettings), ""]
     out += ["## On resume", "",
             "`cribenv train --run-dir DIR --resume` keeps the run's own settings. A flag given "
             "changes one only if it is resumable; another setting given with a different value "
             "is refused, naming it.", ""]
     out += [f"* **{b}**: {names(settings_class(b).RESUMABLE)}." for b in BACKENDS]
+    out += [f"* **expert-iteration** (the same run folder again): "
+            f"{names(IterationSettings.RESUMABLE)}."]
     out += ["", "## Old names", "",
             "A renamed setting is still read from an old `config.json` or flag, with a "
             "`FutureWarning` naming the old and the new name; a removed one is ignored, with a "

@@ -4,6 +4,7 @@ same file, and bad settings are refused."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 from pathlib import Path
@@ -17,6 +18,7 @@ pytest.importorskip("numba")
 from agents.ppo import ExpertPriorActor, load_policy  # noqa: E402
 from train import expert_iteration as ei  # noqa: E402
 from train import iteration_games as games  # noqa: E402
+from train.settings import described  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -109,20 +111,39 @@ def test_a_resume_with_other_settings_is_refused(tmp_path):
 
 
 @pytest.mark.parametrize("change, words", [
-    ({"games": 0}, "games must be a whole number from 1 to 10,000,000, got 0"),
-    ({"games": 2.5}, "games must be a whole number from 1 to 10,000,000, got 2.5"),
-    ({"playouts": 10**9}, "playouts must be a whole number from 1 to 200,000"),
-    ({"temperature": 0.0}, "temperature must be a number from 1e-06 to 1, got 0.0"),
-    ({"temperature": 1e-320}, "temperature must be a number from 1e-06 to 1"),
-    ({"anchor": float("nan")}, "anchor must be a number from 0 to 1000, got nan"),
-    ({"learning_rate": float("inf")}, "learning_rate must be a number from 1e-12 to 1"),
-    ({"eval_games": 1}, "eval_games must be an even number from 0 to 10,000,000"),
-    ({"seed": -1}, "seed must be a whole number >= 0, got -1"),
+    ({"games": 0}, "games must be >= 1 and <= 10000000, got 0"),
+    ({"games": 2.5}, r"games must be an integer, got 2.5 \(a float\)"),
+    ({"playouts": 10**9}, "playouts must be <= 200,000 .one decision's memory., got"),
+    ({"temperature": 0.0}, r"temperature must be in \[1e-06, 1\], got 0.0"),
+    ({"temperature": 1e-320}, r"temperature must be in \[1e-06, 1\]"),
+    ({"anchor": float("nan")}, "anchor must be a finite number, got nan"),
+    ({"learning_rate": float("inf")}, "learning_rate must be a finite number, got inf"),
+    ({"eval_games": 1}, "eval_games must be an even number >= 0, got 1"),
+    ({"seed": -1}, "seed must be >= 0"),
+    ({"models": "mine"}, "models must be 'heuristic' or 'own', got 'mine'"),
+    ({"replay": "runs/a"}, "replay must be a list of strs"),
 ])
-def test_bad_settings_are_refused_before_any_work(tmp_path, change, words):
-    settings = ei.IterationSettings(**change)
+def test_bad_settings_are_refused_when_made(change, words):
+    """One settings base (train.settings.Settings): the same checks and words as every
+    trainer's, before any run begins."""
     with pytest.raises(ValueError, match=words):
-        ei.run_iteration(tmp_path / "run", settings, workers=1, progress=False)
+        ei.IterationSettings(**change)
+
+
+def test_the_command_line_flags_are_made_from_the_settings(tmp_path):
+    """Each setting's flag, with the help it is declared with; a bad value is refused with its
+    words and nothing written."""
+    parser = argparse.ArgumentParser()
+    ei.configure(parser)
+    text = parser.format_help()
+    for s in described(ei.IterationSettings):
+        assert f"--{s.name.replace('_', '-')}" in text
+    assert "Adam learning rate" in text   # declared once, for every trainer
+    args = parser.parse_args(["--run-dir", str(tmp_path / "run"), "--replay", "a", "--replay",
+                              "b", "--games", "8"])
+    assert ei.settings_of(args) == ei.IterationSettings(replay=["a", "b"], games=8)
+    with pytest.raises(ValueError, match="games must be >= 1"):
+        ei.run(parser.parse_args(["--run-dir", str(tmp_path / "run"), "--games", "0"]))
     assert not (tmp_path / "run").exists()
 
 

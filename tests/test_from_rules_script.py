@@ -45,6 +45,7 @@ def _parse(argv: list[str]) -> argparse.Namespace:
 
 
 def test_the_script_runs_the_committed_rounds_in_order(tmp_path):
+    from train import expert_iteration
     from train.expert_iteration import IterationSettings
 
     run = tmp_path / "run"
@@ -56,12 +57,13 @@ def test_the_script_runs_the_committed_rounds_in_order(tmp_path):
     base = run / "ppo" / "policy.safetensors"
     for k, (argv, name) in enumerate(zip(calls[1:], ROUNDS), start=1):
         args = _parse(argv)
+        settings = expert_iteration.settings_of(args)
         saved = json.loads((ROOT / "results" / "from-rules" / name / "settings.json").read_text())
-        assert {s: getattr(args, s) for s in SAME} == {s: saved[s] for s in SAME}, name
+        assert {s: getattr(settings, s) for s in SAME} == {s: saved[s] for s in SAME}, name
         assert saved["batch_size"] == IterationSettings.batch_size     # no flag: the default
-        assert Path(args.base) == base, name
+        assert Path(settings.base) == base, name
         # the committed run replayed runs/exit-own-N/round-1/games: here exit-N's games
-        assert [Path(f) for f in args.replay] == [
+        assert [Path(f) for f in settings.replay] == [
             run / Path(f).parts[1].replace("exit-own-", "exit-") / "round-1" / "games"
             for f in saved.get("replay", ())], name
         assert Path(args.run_dir) == run / f"exit-{k}"

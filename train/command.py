@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from cribenv.checks import writable_dir
 from train.checkpoints import check_log, read_checkpoint, resume_settings, saved_settings
+from train.flags import add_flag
 from train.run_lock import holding
 from train.settings import Setting, described, read_settings
 
@@ -119,9 +119,9 @@ def add_settings(parser: argparse.ArgumentParser, backend: str) -> None:
                           "instead of starting a local Ray" if backend == "rllib"
                           else argparse.SUPPRESS)
     for s in described(kind):
-        _add_flag(shared if s.shared else own, s)
+        add_flag(shared if s.shared else own, s)
     for old, new in kind.RENAMED.items():
-        _add_flag(parser, next(s for s in described(kind) if s.name == new), old)
+        add_flag(parser, next(s for s in described(kind) if s.name == new), old)
     hidden: dict[str, Setting] = {}
     for other in BACKENDS:
         other_kind = settings_class(other)
@@ -131,51 +131,7 @@ def add_settings(parser: argparse.ArgumentParser, backend: str) -> None:
             hidden.setdefault(old, next(s for s in described(other_kind) if s.name == new))
     for name, s in hidden.items():
         if name not in mine and name not in kind.RENAMED:
-            _add_flag(parser, s._replace(name=name, help=argparse.SUPPRESS, choices=None))
-
-
-def _add_flag(group, s: Setting, old_name: str | None = None) -> None:
-    """The flag ``--name-of-setting`` of ``s`` (with ``old_name``: a hidden flag of that old
-    name, read as ``s`` with a warning)."""
-    flag = "--" + (old_name or s.name).replace("_", "-")
-    if old_name:
-        extra = {"help": argparse.SUPPRESS, "dest": s.name,
-                 "action": _renamed_flag(flag, "--" + s.name.replace("_", "-"))}
-    else:
-        extra = {"help": s.help if s.help == argparse.SUPPRESS else
-                 f"{s.help} (default {_shown(s.default)})"}
-    if s.kind is bool:
-        group.add_argument(flag, type=_bool, default=None, metavar="BOOL", **extra)
-    elif isinstance(s.default, list):
-        group.add_argument(flag, type=type(s.default[0]) if s.default else str, nargs="+",
-                           default=None, **extra)
-    else:
-        group.add_argument(flag, type=s.kind, default=None, choices=s.choices, **extra)
-
-
-def _shown(default) -> str:
-    """A default as a flag would give it: ``128 128``, ``0.5``, ``''``."""
-    if isinstance(default, list):
-        return " ".join(map(str, default))
-    return "''" if default == "" else str(default)
-
-
-def _renamed_flag(old: str, new: str) -> type[argparse.Action]:
-    class Renamed(argparse.Action):
-        def __call__(self, parser, namespace, values, option_string=None):
-            warnings.warn_explicit(f"{old} is now called {new}; it was read as {new}",
-                                   FutureWarning, parser.prog, 0)   # said of the command line
-            setattr(namespace, self.dest, values)
-
-    return Renamed
-
-
-def _bool(text: str) -> bool:
-    if text.lower() in ("1", "true", "yes", "on"):
-        return True
-    if text.lower() in ("0", "false", "no", "off"):
-        return False
-    raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
+            add_flag(parser, s._replace(name=name, help=argparse.SUPPRESS, choices=None))
 
 
 def requested_settings(args: argparse.Namespace) -> dict:

@@ -73,8 +73,10 @@ import numpy as np
 from agents.search import MAX_PLAYOUTS, MODELS
 from cribenv.checks import int_arg
 from cribenv.files import write_text
+from train.flags import add_flag
 from train.iteration_games import CHUNK_GAMES, PLAY, chunk_seed, play_round, read_chunk
 from train.run_lock import holding
+from train.settings import Settings, described, setting
 
 #: What ``fit.json`` holds (numbers) and each opponent of ``eval.json`` (numbers; ``games`` a
 #: whole number).
@@ -84,53 +86,51 @@ EVAL_KEYS = ("win_rate", "win_lo", "win_hi", "net_points", "games")
 
 
 @dataclass
-class IterationSettings:
-    """What defines an expert-iteration run (``settings.json`` in the run folder)."""
+class IterationSettings(Settings):
+    """What defines an expert-iteration run (``settings.json`` in the run folder): each setting
+    declared once, with its default, range (:data:`train.settings.RANGES`) and help, from
+    which ``cribenv expert-iteration --help`` is made."""
 
-    base: str = "shipped"          # the first round's base policy file ('shipped')
-    rounds: int = 2                # rounds to run
-    games: int = 2000              # search games played in each round
-    playouts: int = 600            # the search's playouts a decision
-    temperature: float = 0.005     # of the search's values in the targets, in chances to win
-    anchor: float = 1.0            # weight of the discard rows (the base's own throws)
-    epochs: int = 10               # passes over the round's decisions
-    learning_rate: float = 3e-4    # Adam
-    batch_size: int = 1024         # decisions a step
-    eval_games: int = 2000         # duplicate games against each of expert and the base
-    seed: int = 0
-    models: str = "heuristic"      # 'heuristic' or 'own' (see MODELS)
-    replay: tuple[str, ...] = ()   # folders of earlier rounds' games, fitted with each round's
+    base: str = setting(
+        "shipped",
+        "the first round's policy file ('shipped'; an expert-prior one, or with --models own an "
+        "mlp or keeps one such as 'scratch')")
+    rounds: int = setting(2, "rounds to run")
+    games: int = setting(2000, "search games a round")
+    playouts: int = setting(600, "the search's playouts a decision")
+    temperature: float = setting(
+        0.005,
+        "of the search's values in the targets, in chances to win")
+    anchor: float = setting(1.0, "weight of the discards, held at the base's throws")
+    epochs: int = setting(10, "passes over the round's decisions")
+    learning_rate: float = setting(3e-4)   # the help of every trainer's (train.settings)
+    batch_size: int = setting(1024, "decisions a step of the fit")
+    eval_games: int = setting(
+        2000,
+        "duplicate games of each round's network against expert and against its base (0: "
+        "none)")
+    seed: int = setting(0)
+    models: str = setting(
+        "heuristic",
+        "what the search and the fit read besides the rules: 'heuristic' (the expert-prior "
+        "network on its features, the heuristic playouts) or 'own' (the base network's own "
+        "playouts and throw model, fitted on the observation: from the rules alone)", MODELS)
+    replay: list[str] = setting(
+        [],
+        "a folder of earlier rounds' games (RUN/round-K/games), fitted with each round's own; "
+        "repeat the flag for more")
 
+    KIND = "expert-iteration"
     #: settings that may change when a run resumes (the rest define its results)
     RESUMABLE = ("rounds", "eval_games")
 
-    def check(self) -> None:
-        """A ValueError naming the first setting out of its range."""
-        from train.config import MAX_GAMES
-
-        bounds = {"rounds": 1000, "games": MAX_GAMES, "playouts": MAX_PLAYOUTS, "epochs": 10_000,
-                  "batch_size": 2**24}
-        for name, high in bounds.items():
-            value = getattr(self, name)
-            if type(value) is not int or not 1 <= value <= high:
-                raise ValueError(f"{name} must be a whole number from 1 to {high:,}, got "
-                                 f"{value!r}")
-        for name, low in (("temperature", 1e-6), ("learning_rate", 1e-12)):
-            value = getattr(self, name)
-            if not (np.isfinite(value) and low <= value <= 1):
-                raise ValueError(f"{name} must be a number from {low:g} to 1, got {value}")
-        if not (np.isfinite(self.anchor) and 0 <= self.anchor <= 1000):
-            raise ValueError(f"anchor must be a number from 0 to 1000, got {self.anchor}")
-        if type(self.eval_games) is not int or self.eval_games < 0 or self.eval_games % 2 \
-                or self.eval_games > MAX_GAMES:
-            raise ValueError(f"eval_games must be an even number from 0 to {MAX_GAMES:,} (each "
-                             f"deal is played twice, seats swapped), got {self.eval_games!r}")
-        if type(self.seed) is not int or not 0 <= self.seed < 2**63:
-            raise ValueError(f"seed must be a whole number >= 0, got {self.seed!r}")
-        if self.models not in MODELS:
-            raise ValueError(f"models must be one of {', '.join(MODELS)}, got {self.models!r}")
-        if isinstance(self.replay, str) or not all(isinstance(f, str) for f in self.replay):
-            raise ValueError(f"replay must be a list of folders, got {self.replay!r}")
+    def __post_init__(self) -> None:
+        if isinstance(self.replay, tuple):   # a tuple of folders, as before: a list now
+            self.replay = list(self.replay)
+        super().__post_init__()
+        if self.playouts > MAX_PLAYOUTS:   # one decision's memory (agents.search)
+            raise ValueError(f"playouts must be <= {MAX_PLAYOUTS:,} (one decision's memory), "
+                             f"got {self.playouts:,}")
 
 
 # ---------------------------------------------------------------------------- fit
@@ -490,7 +490,6 @@ def _check_can_start(run_dir: Path, settings: IterationSettings
 
     from agents.ppo import policy_path
 
-    settings.check()
     for module in ("torch", "tqdm", "numba", "safetensors"):
         importlib.import_module(module)       # a missing extra: the CLI names it, exit 2
     base = policy_path(settings.base)
@@ -618,50 +617,29 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.description = ("Expert iteration: play games with the search agent on a base policy, "
                           "fit the base's network to the search's choices, and repeat "
                           "with the fitted network as the next base. Resumable.")
-    d = IterationSettings()
     parser.add_argument("--run-dir", required=True, help="folder of the run (resumed if it "
                                                          "exists)")
-    parser.add_argument("--base", default=d.base,
-                        help="the first round's policy file ('shipped'; an expert-prior one, "
-                             "or with --models own an mlp or keeps one such as 'scratch')")
-    parser.add_argument("--models", choices=MODELS, default=d.models,
-                        help="what the search and the fit read besides the rules: 'heuristic' "
-                             "(the expert-prior network on its features, the heuristic "
-                             "playouts) or 'own' (the base network's own playouts and throw "
-                             "model, fitted on the observation: from the rules alone)")
-    parser.add_argument("--rounds", type=int_arg(1), default=d.rounds, help="rounds (2)")
-    parser.add_argument("--games", type=int_arg(1), default=d.games,
-                        help="search games a round (2000)")
-    parser.add_argument("--playouts", type=int_arg(1), default=d.playouts,
-                        help="the search's playouts a decision (600)")
-    parser.add_argument("--temperature", type=float, default=d.temperature,
-                        help="of the search's values in the targets, in chances to win "
-                             "(0.005)")
-    parser.add_argument("--anchor", type=float, default=d.anchor,
-                        help="weight of the discards, held at the base's throws (1.0)")
-    parser.add_argument("--epochs", type=int_arg(1), default=d.epochs, help="epochs (10)")
-    parser.add_argument("--learning-rate", type=float, default=d.learning_rate,
-                        help="Adam's (3e-4)")
-    parser.add_argument("--eval-games", type=int_arg(0), default=d.eval_games,
-                        help="duplicate games of each round's network against expert and "
-                             "against its base (2000; 0: none)")
-    parser.add_argument("--replay", action="append", default=[], metavar="FOLDER",
-                        help="a folder of earlier rounds' games (RUN/round-K/games), fitted "
-                             "with each round's own; repeat it for more (none)")
+    for s in described(IterationSettings):   # a flag a setting, its help where it is declared
+        if s.name == "replay":   # one folder a flag, repeated
+            parser.add_argument("--replay", action="append", default=None, metavar="FOLDER",
+                                help=f"{s.help} (none)")
+        else:
+            add_flag(parser, s)
     parser.add_argument("--workers", type=int_arg(1), default=2, help="processes (2)")
     parser.add_argument("--ray", metavar="ADDRESS",
                         help="play the search games and the evaluation on the Ray cluster at "
                              "ADDRESS (e.g. HEAD_IP:6379, or 'auto': the one started on this "
                              "machine) instead of --workers processes; the same files; may "
                              "change on resume; needs the 'ray' extra")
-    parser.add_argument("--seed", type=int_arg(0), default=d.seed, help="seed (0)")
+
+
+def settings_of(args: argparse.Namespace) -> IterationSettings:
+    """The settings the flags ``args`` give (the defaults for those not given)."""
+    return IterationSettings(**{s.name: getattr(args, s.name)
+                                for s in described(IterationSettings)
+                                if getattr(args, s.name) is not None})
 
 
 def run(args: argparse.Namespace) -> int:
-    settings = IterationSettings(
-        base=args.base, rounds=args.rounds, games=args.games, playouts=args.playouts,
-        temperature=args.temperature, anchor=args.anchor, epochs=args.epochs,
-        learning_rate=args.learning_rate, eval_games=args.eval_games, seed=args.seed,
-        models=args.models, replay=tuple(args.replay))
-    run_iteration(args.run_dir, settings, workers=args.workers, ray_address=args.ray)
+    run_iteration(args.run_dir, settings_of(args), workers=args.workers, ray_address=args.ray)
     return 0

@@ -19,9 +19,12 @@ The run's pieces live one per module, read in this order:
 5. **The collection**: :func:`train.selfplay_rollout.collect` plays ``n_steps`` steps of
    ``n_games`` games (the learner's seats sampled from its network, the others played by
    their opponents) into the :class:`~train.selfplay_rollout.SeatRollout`.
-6. **The loop** (here, :func:`train`, each step a call): snapshot, evaluate, checkpoint,
+6. **The loop** (here, :func:`_rounds`, each step a call): snapshot, evaluate, checkpoint,
    collect, the advantages (``SeatRollout.take``), the clipped PPO update (:func:`_learn`,
    :func:`_update`), log (:func:`_log_update`); then :func:`_finish`.
+7. **More processes** (``workers``, :mod:`train.selfplay_team`): :func:`train` leads, each
+   follower (:func:`follow`) plays its share of the games; every minibatch is the union of their
+   parts, its gradient summed over them, so all take the same step.
 
 A rollout ends mid-game; a seat's last decision of the rollout does not know its reward yet.
 It is carried into the next rollout and trained there, with the probability it was sampled
@@ -402,7 +405,7 @@ def _learn(learner: Learner, batch: dict[str, np.ndarray], games: Games,
             values, learner.value_opt, samples, config.n_epochs, VALUE_BATCH, learner.gen,
             device, crew)
         stats["throw_value_beta"] = float(values.log_beta.detach().exp())
-        stats["throw_value_samples"] = len(samples["cards"])
+        stats["throw_value_samples"] = int(crew.sum([len(samples["cards"])])[0])
     return stats
 
 
@@ -600,11 +603,11 @@ def _update(net, optimizer, batch: dict[str, np.ndarray], config: SelfPlayConfig
         if config.target_kl and crew.sum([recent])[0] / crew.size > config.target_kl:
             break
     # the team's: its losses are the sums of the processes' parts, the rest their means
-    pl, vl, ent_, kl, clip = crew.sum([float(np.mean(x)) if x else float("nan")
-                                       for x in (pls, vls, ents, kls, clips)])
+    pl, vl, ent_, kl, clip, rows = crew.sum([float(np.mean(x)) if x else float("nan")
+                                             for x in (pls, vls, ents, kls, clips)] + [n])
     return {"policy_loss": pl, "value_loss": vl, "entropy": ent_,
             "approx_kl": kl / crew.size, "clipfrac": clip / crew.size,
-            "explained_variance": _explained_variance(batch), "samples": float(n)}
+            "explained_variance": _explained_variance(batch), "samples": float(rows)}
 
 
 def _update_q(net, optimizer, batch: dict[str, np.ndarray], config: SelfPlayConfig, gen,

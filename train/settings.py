@@ -71,6 +71,11 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "checkpoint_every": (1, None), "eval_every": (1, None),
     "value_warmup": (0, None), "bc_epochs": (1, 10_000), "bc_lr": (0, 1), "frozen": (0, 1000),
     "value_beta": (0, None), "value_lr": (0, 1), "epsilon": (0, 1),
+    # expert iteration (train.expert_iteration.IterationSettings; playouts is bounded by one
+    # decision's memory there)
+    "rounds": (1, 1000), "games": (1, MAX_GAMES), "playouts": (1, None),
+    "temperature": (1e-6, 1), "anchor": (0, 1000), "epochs": (1, 10_000),
+    "batch_size": (1, 2**24),
 }
 OPEN_LOW = {"learning_rate", "clip_range", "max_grad_norm", "bc_lr", "value_beta", "value_lr",
             "beta"}
@@ -186,8 +191,10 @@ class Setting(NamedTuple):
 
 def _declared(kind: type, name: str, key: str) -> Any:
     """The field ``name``'s metadata ``key`` as ``kind`` or the nearest class above it that
-    declares the field gives it (a backend restating a default keeps the shared help)."""
-    for cls in kind.__mro__:
+    declares the field gives it (a backend restating a default keeps the shared help), else as
+    :class:`RunSettings` declares it (expert iteration's ``seed`` and ``learning_rate`` are
+    every trainer's)."""
+    for cls in (*kind.__mro__, RunSettings):
         declared = getattr(cls, "__dataclass_fields__", {}).get(name)
         if declared is not None and declared.metadata.get(key) is not None:
             return declared.metadata[key]
@@ -238,45 +245,13 @@ def accepts_renamed(cls: type) -> type:
 
 
 @dataclass
-class RunSettings:
-    """The settings every backend has, one name per idea, and what the settings classes share:
-    a dataclass saved as ``config.json`` in the run folder, whose ``RESUMABLE`` fields may
-    change when a run is resumed and whose other fields are hashed into the checkpoints'
-    fingerprint. ``KIND`` names the backend in messages.
-
-    The defaults are the usual PPO values; a backend restates the ones it changes."""
-
-    # length
-    total_steps: int = setting(1_000_000, "learner decisions (env steps) to train on")
-    seed: int = setting(0, "seed of everything")
-    # game
-    num_players: int = setting(2, "players at the table", (2, 3, 4))
-    target: int = setting(121, "points to win: 121 or 61")
-    reward: str = setting(
-        "win",
-        "'win' (+1/-1 at the end; +-game points with skunks) or 'points' (point differential "
-        "per decision)", ("win", "points"))
-    shaping: float = setting(0.0, "with reward 'win': + shaping x point differential per step")
-    skunks: bool = setting(False, "the win reward counts game points (2 or 3 for skunks)")
-    # PPO
-    learning_rate: float = setting(3e-4, "Adam learning rate")
-    n_epochs: int = setting(4, "PPO epochs per update")
-    minibatch_size: int = setting(256, "PPO minibatch size (decisions)")
-    gamma: float = setting(0.99, "discount factor")
-    gae_lambda: float = setting(0.95, "GAE lambda")
-    clip_range: float = setting(0.2, "PPO clip range")
-    ent_coef: float = setting(0.01, "entropy bonus")
-    vf_coef: float = setting(0.5, "value loss weight")
-    net_arch: list[int] = setting([256, 256], "hidden layer sizes (actor and critic)")
-    # opponents and bookkeeping
-    snapshot_every: int = setting(
-        20_000,
-        "learner steps between frozen copies of the learner added to the pool")
-    checkpoint_every: int = setting(20_000, "steps between checkpoints")
-    eval_games: int = setting(
-        200,
-        "evaluation games per heuristic (duplicate deals), 0 disables")
-    heuristics: list[str] = setting(["greedy", "expert"], "heuristic bots of the evaluation")
+class Settings:
+    """What the settings of every command that trains share: a dataclass of :func:`setting`
+    fields, each checked when made (type, range in :data:`RANGES`, choices), saved as JSON in
+    the run folder, whose ``RESUMABLE`` fields may change when a run is resumed and whose
+    other fields are hashed into its fingerprint; :mod:`train.flags` makes a flag of each.
+    ``KIND`` names the settings in messages. :class:`RunSettings` (``cribenv train``'s
+    backends) and :class:`train.expert_iteration.IterationSettings` build on it."""
 
     RESUMABLE: typing.ClassVar[tuple[str, ...]] = ()
     KIND: typing.ClassVar[str] = "training"
@@ -289,14 +264,17 @@ class RunSettings:
     REMOVED: typing.ClassVar[dict[str, str]] = {}
 
     def __post_init__(self) -> None:
-        """The range and the choices of every setting (:func:`check_range`)."""
+        """The type (an int is a float where a float is asked for), the range and the choices
+        of every setting (:func:`check_setting`)."""
         for s in described(type(self)):
-            value = getattr(self, s.name)
+            value = check_type(s.name, getattr(self, s.name), s.kind)
+            setattr(self, s.name, value)
             if s.choices is not None and value not in s.choices:
                 raise ValueError(f"{s.name} must be {alternatives(s.choices)}, got {value!r}")
             if s.name in RANGES or s.name in LAYER_LISTS:
                 check_range(s.name, value, s.kind)
-        if self.eval_games % 2:   # duplicate evaluation plays each deal from both seats
+        # duplicate evaluation plays each deal from both seats
+        if getattr(self, "eval_games", 0) % 2:
             raise ValueError(f"eval_games must be an even number >= 0, got {self.eval_games}")
 
     @classmethod
@@ -334,20 +312,6 @@ class RunSettings:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
-    def check_rollout_size(self, games: str, steps: str) -> None:
-        """The rollout buffer (``games`` x ``steps`` decisions, each a 601-entry observation)
-        holds at most :data:`MAX_ROLLOUT` decisions (~5 GB)."""
-        size = getattr(self, games) * getattr(self, steps)
-        if size > MAX_ROLLOUT:
-            raise ValueError(f"{games} x {steps} must be <= {MAX_ROLLOUT:,} decisions per "
-                             f"rollout (~5 GB of observations), got {getattr(self, games)} x "
-                             f"{getattr(self, steps)} = {size:,}")
-
-    def policy_fields(self) -> dict[str, Any]:
-        """What the policy files of this backend say about their network (``arch``,
-        ``activation``, ...); :func:`train.export.policy_meta` adds the rest."""
-        raise NotImplementedError
-
     def fixed_settings(self) -> dict[str, Any]:
         """The settings a resumed run must keep."""
         return {k: v for k, v in self.to_dict().items() if k not in self.RESUMABLE}
@@ -377,3 +341,56 @@ class RunSettings:
     @classmethod
     def load(cls, path: str | Path):
         return cls.from_dict(cls.renamed(read_settings(path, "the settings file")))
+
+
+@dataclass
+class RunSettings(Settings):
+    """The settings every ``cribenv train`` backend has, one name per idea.
+
+    The defaults are the usual PPO values; a backend restates the ones it changes."""
+
+    # length
+    total_steps: int = setting(1_000_000, "learner decisions (env steps) to train on")
+    seed: int = setting(0, "seed of everything")
+    # game
+    num_players: int = setting(2, "players at the table", (2, 3, 4))
+    target: int = setting(121, "points to win: 121 or 61")
+    reward: str = setting(
+        "win",
+        "'win' (+1/-1 at the end; +-game points with skunks) or 'points' (point differential "
+        "per decision)", ("win", "points"))
+    shaping: float = setting(0.0, "with reward 'win': + shaping x point differential per step")
+    skunks: bool = setting(False, "the win reward counts game points (2 or 3 for skunks)")
+    # PPO
+    learning_rate: float = setting(3e-4, "Adam learning rate")
+    n_epochs: int = setting(4, "PPO epochs per update")
+    minibatch_size: int = setting(256, "PPO minibatch size (decisions)")
+    gamma: float = setting(0.99, "discount factor")
+    gae_lambda: float = setting(0.95, "GAE lambda")
+    clip_range: float = setting(0.2, "PPO clip range")
+    ent_coef: float = setting(0.01, "entropy bonus")
+    vf_coef: float = setting(0.5, "value loss weight")
+    net_arch: list[int] = setting([256, 256], "hidden layer sizes (actor and critic)")
+    # opponents and bookkeeping
+    snapshot_every: int = setting(
+        20_000,
+        "learner steps between frozen copies of the learner added to the pool")
+    checkpoint_every: int = setting(20_000, "steps between checkpoints")
+    eval_games: int = setting(
+        200,
+        "evaluation games per heuristic (duplicate deals), 0 disables")
+    heuristics: list[str] = setting(["greedy", "expert"], "heuristic bots of the evaluation")
+
+    def check_rollout_size(self, games: str, steps: str) -> None:
+        """The rollout buffer (``games`` x ``steps`` decisions, each a 601-entry observation)
+        holds at most :data:`MAX_ROLLOUT` decisions (~5 GB)."""
+        size = getattr(self, games) * getattr(self, steps)
+        if size > MAX_ROLLOUT:
+            raise ValueError(f"{games} x {steps} must be <= {MAX_ROLLOUT:,} decisions per "
+                             f"rollout (~5 GB of observations), got {getattr(self, games)} x "
+                             f"{getattr(self, steps)} = {size:,}")
+
+    def policy_fields(self) -> dict[str, Any]:
+        """What the policy files of this backend say about their network (``arch``,
+        ``activation``, ...); :func:`train.export.policy_meta` adds the rest."""
+        raise NotImplementedError
