@@ -278,12 +278,12 @@ def test_outputs_are_checked_before_the_computation(capsys, tmp_path, command):
 
 
 @pytest.mark.parametrize("argv,name", [
-    (["rollouts", "--games", "0"], "--games"),
+    (["rollouts", "--games", "0"], "games must be >= 1"),   # named as every setting is
     (["rollouts", "--workers", "0"], "--workers"),
     (["rollouts", "--opponent-games", "10"], "--opponent"),
     (["rollouts", "--opponent", "expert:foo", "--opponent-games", "10"], "expert:foo"),
     (["rollouts", "--beta", "-1"], "beta"),
-    (["peg-values", "--hands", "-5"], "--hands"),
+    (["peg-values", "--hands", "-5"], "hands must be >= 100"),
     (["peg-values", "--workers", "0"], "--workers"),
 ])
 def test_rollouts_and_peg_values_arguments(capsys, tmp_path, argv, name):

@@ -16,6 +16,7 @@ from train.settings import (  # noqa: F401  (importable from here, as they were)
     MAX_WIDTH,
     OPEN_LOW,
     RANGES,
+    ExpertPriorStart,
     RunSettings,
     accepts_renamed,
     check_setting,
@@ -27,7 +28,7 @@ from train.settings import (  # noqa: F401  (importable from here, as they were)
 
 @accepts_renamed
 @dataclass
-class TrainConfig(RunSettings):
+class TrainConfig(RunSettings, ExpertPriorStart):
     """Everything that defines an SB3 run (saved as ``config.json`` in the run dir): the
     shared settings, with the defaults of this backend, and its own."""
 
@@ -60,16 +61,7 @@ class TrainConfig(RunSettings):
         "mlp",
         "network: 'mlp' (observation to 52 logits) or 'expert-prior' (per-card features)",
         ("mlp", "expert-prior"))
-    card_arch: list[int] = setting(
-        [64, 64],
-        "expert-prior: hidden layer sizes of the per-card network")
-    beta: float = setting(
-        2.0,
-        "expert-prior: initial weight of the expert's card values in the logits")
-    init_policy: str = setting(
-        "",
-        "expert-prior: start from this policy file's card network and beta (e.g. one fitted by "
-        "cribenv rollouts)")
+    beta: float = setting(2.0)   # card_arch, beta, init_policy: train.settings.ExpertPriorStart
     # behaviour-cloning warm start (0 disables): expert games imitated before PPO
     bc_games: int = setting(
         0,

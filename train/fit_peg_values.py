@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import concurrent.futures as cf
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -21,6 +22,8 @@ from agents.expert import ExpertAgent
 from agents.peg_values import NUM_KEEP_FEATURES, PegValues, keep_features
 from cribenv.checks import int_arg, writable_file
 from cribenv.game import Game, Phase, Played, PlayerView, Rules, SeriesEnd
+from train.flags import add_flag
+from train.settings import Settings, described, setting
 
 
 class _ObservedSeat:
@@ -87,19 +90,28 @@ def fit(xs: np.ndarray, dealer: np.ndarray, diff: np.ndarray, ridge: float = 1.0
     return coef, resid
 
 
+@dataclass
+class PegValueSettings(Settings):
+    """What ``cribenv peg-values`` measures (on the settings base of every command that
+    trains; the flags are made from them)."""
+
+    hands: int = setting(400_000, "hands to play")
+    top_k: int = setting(6, "the observed seat keeps one of its k best throws at random")
+    seed: int = setting(0)
+
+    KIND = "peg-values"
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.description = ("Measure the pegging value of kept hands by expert self-play and fit "
                           "the table the expert-prior policy reads "
                           "(agents/trained/peg_values.json).")
     parser.epilog = ("The table the bots read ships as agents/trained/peg_values.json; write "
                      "a new one elsewhere and compare its held-out R^2 before replacing it.")
-    parser.add_argument("--hands", type=int_arg(100), default=400_000, metavar="N",
-                        help="hands to play (400000)")
+    for s in described(PegValueSettings):
+        add_flag(parser, s)
     parser.add_argument("--workers", type=int_arg(1), default=2, metavar="N",
                         help="processes (2)")
-    parser.add_argument("--top-k", type=int_arg(1), default=6, metavar="K",
-                        help="the observed seat keeps one of its k best throws at random (6)")
-    parser.add_argument("--seed", type=int_arg(0), default=0, help="seed (0)")
     parser.add_argument("--out", required=True, metavar="FILE",
                         help="the JSON table to write (required, so that the shipped table "
                              "is never replaced by accident)")
@@ -108,14 +120,17 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
+    settings = PegValueSettings(**{s.name: getattr(args, s.name)
+                                   for s in described(PegValueSettings)
+                                   if getattr(args, s.name) is not None})
     writable_file(args.out, "--out")   # before the hands are played
 
     chunk = 2_000
-    jobs = [(min(chunk, args.hands - s), args.seed * 10_000 + s // chunk, args.top_k)
-            for s in range(0, args.hands, chunk)]
+    jobs = [(min(chunk, settings.hands - s), settings.seed * 10_000 + s // chunk, settings.top_k)
+            for s in range(0, settings.hands, chunk)]
     parts = []
     started = time.perf_counter()
-    with cf.ProcessPoolExecutor(args.workers) as ex, tqdm(total=args.hands, unit="hand") as bar:
+    with cf.ProcessPoolExecutor(args.workers) as ex, tqdm(total=settings.hands, unit="hand") as bar:
         for part in ex.map(_work, jobs):
             parts.append(part)
             bar.update(len(part[2]))
@@ -128,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
     pred = np.einsum("ij,ij->i", xs[half:], coef_half[dealer[half:].astype(int)])
     held_out_r2 = 1 - np.var(diff[half:] - pred) / np.var(diff[half:])
     coef, resid = fit(xs, dealer, diff)
-    meta = {"hands": n, "seed": args.seed, "top_k": args.top_k,
+    meta = {"hands": n, "seed": settings.seed, "top_k": settings.top_k,
             "mean_diff_pone": float(diff[~dealer].mean()),
             "mean_diff_dealer": float(diff[dealer].mean()),
             "residual_sd": resid, "held_out_r2": float(held_out_r2),

@@ -35,6 +35,8 @@ from agents.features import PRIOR_CLIP, best_throws, card_features
 from agents.ppo import ExpertPriorActor, PPOAgent
 from cribenv.checks import int_arg, real_number, writable_file
 from cribenv.game import Game, Phase, Played, PlayerView, Rules, SeriesEnd
+from train.flags import add_flag
+from train.settings import ExpertPriorNetwork, Settings, described, setting
 
 ENDGAME = 100   # no samples once a side has this many points (pegging out dominates there)
 
@@ -287,31 +289,40 @@ def export(nets, path: str | Path, beta: float, card_hidden: list[int],
     return nets.card.save(path, {"card_arch": card_hidden, **meta})
 
 
+@dataclass
+class RolloutSettings(Settings, ExpertPriorNetwork):
+    """What ``cribenv rollouts`` fits (on the settings base of every command that trains:
+    each declared once, with its default, range and help; the flags are made from them)."""
+
+    games: int = setting(6000, "games to sample from")
+    epochs: int = setting(30, "fitting epochs")
+    seed: int = setting(0)
+    discard_games: int = setting(
+        0,
+        "games whose first discards are rolled out to the end of the hand (0: discards stay "
+        "at the prior)")
+    opponent: str = setting("", "a bot (e.g. greedy) for --opponent-games more games of the "
+                                "expert against it")
+    opponent_games: int = setting(
+        0,
+        "games against --opponent whose expert decisions are rolled out")
+    policy: str = setting(
+        "",
+        "an expert-prior policy file to play and roll out with instead of the expert (a "
+        "further improvement round)")
+    data: str = setting("", "npz cache of the rollouts (written, or read if it exists)")
+
+    KIND = "rollouts"
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.description = ("Fit the expert-prior card network to paired rollouts of every legal "
                           "card (a policy-improvement step on the expert) and write an "
                           "expert-prior policy file.")
-    parser.add_argument("--games", type=int_arg(1), default=6000,
-                        help="games to sample from (6000)")
+    for s in described(RolloutSettings):
+        add_flag(parser, s)
     parser.add_argument("--workers", type=int_arg(1), default=2, help="processes (2)")
-    parser.add_argument("--card-arch", type=int_arg(1), nargs="+", default=[64, 64],
-                        help="hidden layers of the card network (64 64)")
-    parser.add_argument("--epochs", type=int_arg(1), default=30, help="fitting epochs (30)")
-    parser.add_argument("--beta", type=float, default=3.0,
-                        help="logit scale of the written policy (3.0)")
-    parser.add_argument("--seed", type=int_arg(0), default=0, help="seed (0)")
     parser.add_argument("--out", required=True, help="policy file to write")
-    parser.add_argument("--discard-games", type=int_arg(0), default=0,
-                        help="games whose first discards are rolled out to the end of the hand "
-                             "(0: discards stay at the prior)")
-    parser.add_argument("--opponent", help="a bot (e.g. greedy) for --opponent-games more "
-                                           "games of the expert against it")
-    parser.add_argument("--opponent-games", type=int_arg(0), default=0,
-                        help="games against --opponent whose expert decisions are rolled out")
-    parser.add_argument("--policy", help="an expert-prior policy file to play and roll out with "
-                                         "instead of the expert (a further improvement round)")
-    parser.add_argument("--data", help="npz cache of the rollouts (written, or read if it "
-                                       "exists)")
 
 
 def _simulate_parallel(worker, games: int, seed_base: int, policy: str | None, workers: int,
@@ -414,10 +425,14 @@ def fit_rollouts(games: int, out: str | Path, workers: int = 2, seed: int = 0,
 
 
 def run(args: argparse.Namespace) -> int:
-    fit_rollouts(args.games, args.out, workers=args.workers, seed=args.seed,
-                 card_arch=args.card_arch, epochs=args.epochs, beta=args.beta,
-                 policy=args.policy, data_path=args.data, discard_games=args.discard_games,
-                 opponent=args.opponent, opponent_games=args.opponent_games)
+    settings = RolloutSettings(**{s.name: getattr(args, s.name)
+                                  for s in described(RolloutSettings)
+                                  if getattr(args, s.name) is not None})
+    fit_rollouts(settings.games, args.out, workers=args.workers, seed=settings.seed,
+                 card_arch=settings.card_arch, epochs=settings.epochs, beta=settings.beta,
+                 policy=settings.policy or None, data_path=settings.data or None,
+                 discard_games=settings.discard_games, opponent=settings.opponent or None,
+                 opponent_games=settings.opponent_games)
     return 0
 
 

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from train.settings import RunSettings, setting
+from train.settings import ExpertPriorStart, RunSettings, setting
 
 TRAINER = "selfplay"   # named in checkpoints (the SB3 trainer's have another layout)
 NUM_CARDS = 52
@@ -40,7 +40,7 @@ def check_device(device: str) -> None:
 
 
 @dataclass
-class SelfPlayConfig(RunSettings):
+class SelfPlayConfig(RunSettings, ExpertPriorStart):
     """Everything that defines a self-play run (saved as ``config.json`` in the run dir): the
     shared settings, with the defaults of this backend, and its own."""
 
@@ -106,16 +106,6 @@ class SelfPlayConfig(RunSettings):
     value_arch: list[int] = setting([128, 128], "throw_values: hidden layer sizes of its MLP")
     value_beta: float = setting(1.0, "throw_values: initial weight beta of the show points")
     value_lr: float = setting(1e-3, "throw_values: Adam learning rate of its fit")
-    card_arch: list[int] = setting(
-        [64, 64],
-        "expert-prior: hidden layer sizes of the per-card network")
-    beta: float = setting(
-        3.0,
-        "expert-prior: initial weight of the expert's card values in the logits")
-    init_policy: str = setting(
-        "",
-        "expert-prior: start from this policy file's card network and beta ('shipped': the shipped"
-        " agent)")
     value_warmup: int = setting(
         0,
         "learner steps at the start that train the critic only (the policy kept as it starts; for "

@@ -76,6 +76,9 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "rounds": (1, 1000), "games": (1, MAX_GAMES), "playouts": (1, None),
     "temperature": (1e-6, 1), "anchor": (0, 1000), "epochs": (1, 10_000),
     "batch_size": (1, 2**24),
+    # cribenv rollouts and cribenv peg-values
+    "discard_games": (0, MAX_GAMES), "opponent_games": (0, MAX_GAMES), "hands": (100, 10**9),
+    "top_k": (1, 15),
 }
 OPEN_LOW = {"learning_rate", "clip_range", "max_grad_norm", "bc_lr", "value_beta", "value_lr",
             "beta"}
@@ -207,12 +210,15 @@ def described(kind: type) -> tuple[Setting, ...]:
     first, then the backend's own."""
     hints = typing.get_type_hints(kind)
     shared = {f.name for f in fields(RunSettings)}
+    # a group of settings mixed in (ExpertPriorNetwork) comes after the class's own
+    mixed = {f.name for cls in kind.__mro__[1:] if hasattr(cls, "__dataclass_fields__")
+             and not issubclass(cls, Settings) for f in fields(cls)}
     return tuple(
         Setting(f.name, hints[f.name],
                 f.default_factory() if f.default_factory is not MISSING else f.default,
                 _declared(kind, f.name, "help") or "", _declared(kind, f.name, "choices"),
                 f.name in shared)
-        for f in fields(kind))
+        for f in sorted(fields(kind), key=lambda f: f.name in mixed))
 
 
 def help_of(kind: type) -> dict[str, str]:
@@ -341,6 +347,30 @@ class Settings:
     @classmethod
     def load(cls, path: str | Path):
         return cls.from_dict(cls.renamed(read_settings(path, "the settings file")))
+
+
+@dataclass
+class ExpertPriorNetwork:
+    """The settings of the ``expert-prior`` network (per-card features: logits ``beta`` x the
+    expert's value of each legal card + a card MLP), declared once for every command that
+    makes one: the trainers' ``policy="expert-prior"`` and ``cribenv rollouts``."""
+
+    card_arch: list[int] = setting(
+        [64, 64],
+        "expert-prior: hidden layer sizes of the per-card network")
+    beta: float = setting(
+        3.0,
+        "expert-prior: initial weight of the expert's card values in the logits")
+
+
+@dataclass
+class ExpertPriorStart(ExpertPriorNetwork):
+    """:class:`ExpertPriorNetwork` and the policy file a trainer's network starts from."""
+
+    init_policy: str = setting(
+        "",
+        "expert-prior: start from this policy file's card network and beta ('shipped': the "
+        "shipped agent; or one fitted by cribenv rollouts)")
 
 
 @dataclass
