@@ -8,7 +8,8 @@ removed after). Each run trains ``--steps`` learner decisions with the config's 
 no evaluation, checkpoint or search table; its ``logs/progress.csv`` gives the rate: the
 decisions of every round but the first (warm-up: numba and torch start) over their collection
 and update time (``wall``), and over this process's CPU time (``cpu``: one core's worth of
-work, steadier on a busy machine). The first rounds' losses are printed side by side: with
+work, steadier on a busy machine; with ``"workers": N`` in ``--new-settings``, the wall time
+times N: the cores the run holds). The first rounds' losses are printed side by side: with
 the same learning per decision they agree (up to float rounding).
 
     python scripts/trainer_side_by_side.py --old 6f034a7 --steps 300000 --repeats 3
@@ -55,7 +56,9 @@ def _run(tree: Path, settings: dict, run_dir: Path) -> dict:
     timed = rows[1:] or rows
     steps = sum(float(r["samples"]) for r in timed)
     wall = sum(float(r["collect_s"]) + float(r["update_s"]) for r in timed)
-    cpu = sum(float(r["cpu_s"]) for r in timed)
+    # several processes (workers): cpu_s is the leader's alone; the run holds a core each
+    workers = settings.get("workers", 1)
+    cpu = (sum(float(r["cpu_s"]) for r in timed) if workers == 1 else wall * workers)
     collect = sum(float(r["collect_s"]) for r in timed)
     return {"steps": steps, "per_s": steps / wall, "per_cpu_s": steps / cpu,
             "collect_share": collect / wall,

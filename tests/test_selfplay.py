@@ -5,17 +5,14 @@ from __future__ import annotations
 
 import doctest
 import json
-import os
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
+
+from killed_run import kill_after_checkpoint, train_command  # noqa: E402
 
 from agents import make_agent  # noqa: E402
 from agents.ppo import load_policy  # noqa: E402
@@ -397,25 +394,8 @@ def test_sigkill_then_resume_continues_exactly(tmp_path):
     train(tiny(total_steps=total), straight, progress=False, log=lambda s: None)
 
     run = tmp_path / "killed"
-    cmd = [sys.executable, "-m", "cribenv.cli", "train", "--run-dir", str(run),
-           "--total-steps", str(total), "--no-progress"]
-    for key, value in TINY.items():
-        flag = "--" + key.replace("_", "-")
-        cmd += [flag, *map(str, value)] if isinstance(value, list) else [flag, str(value)]
-    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
-    output = tmp_path / "output.txt"
-    with output.open("w") as out:
-        proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT)
-        latest = run / "checkpoints" / "LATEST"
-        deadline = time.time() + 600   # a busy machine: starting torch and numba is slow
-        while time.time() < deadline and proc.poll() is None:
-            if latest.exists() and latest.read_text().strip() >= "step-000000512":
-                break
-            time.sleep(0.02)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
-    assert latest.exists(), output.read_text()
-    killed_at = int(latest.read_text().strip().split("-")[1])
+    killed_at = kill_after_checkpoint(train_command(run, total, TINY), run,
+                                      tmp_path / "output.txt", 512)
     assert 0 < killed_at < total, "the run must be killed mid-way"
 
     logs: list[str] = []

@@ -4,10 +4,6 @@ equal to one process's gradient of the whole minibatch, and clear refusals."""
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -15,6 +11,8 @@ import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
+
+from killed_run import kill_after_checkpoint, train_command  # noqa: E402
 
 from agents.ppo import load_policy  # noqa: E402
 from train import selfplay  # noqa: E402
@@ -63,27 +61,9 @@ def test_a_killed_two_worker_run_resumes_exactly(tmp_path):
     straight = tmp_path / "straight"
     train(tiny(total_steps=total), straight, progress=False, log=lambda s: None)
 
-    run = tmp_path / "killed"
-    cmd = [sys.executable, "-m", "cribenv.cli", "train", "--run-dir", str(run),
-           "--total-steps", str(total), "--no-progress"]
-    for key, value in TINY.items():
-        flag = "--" + key.replace("_", "-")
-        cmd += ([flag, *map(str, value)] if isinstance(value, list)
-                else [flag, str(value).lower() if isinstance(value, bool) else str(value)])
-    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
-    output = tmp_path / "output.txt"
-    with output.open("w") as out:
-        proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT)
-        latest = run / "checkpoints" / "LATEST"
-        deadline = time.time() + 600   # a busy machine: starting torch and numba is slow
-        while time.time() < deadline and proc.poll() is None:
-            if latest.exists() and latest.read_text().strip() >= "step-000000512":
-                break
-            time.sleep(0.02)
-        proc.send_signal(signal.SIGKILL)   # the leader only: its follower must end by itself
-        proc.wait()
-    assert latest.exists(), output.read_text()
-    killed_at = int(latest.read_text().strip().split("-")[1])
+    run = tmp_path / "killed"   # SIGKILL to the leader only: its follower must end by itself
+    killed_at = kill_after_checkpoint(train_command(run, total, TINY), run,
+                                      tmp_path / "output.txt", 512)
     assert 0 < killed_at < total, "the run must be killed mid-way"
 
     logs: list[str] = []
