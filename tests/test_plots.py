@@ -5,6 +5,7 @@ markers at 0% and 100% inside the frame."""
 from __future__ import annotations
 
 import csv
+import sys
 from pathlib import Path
 
 import pytest
@@ -58,6 +59,9 @@ def figure_of(monkeypatch, call):
         return real(fig, path, **kwargs)
 
     monkeypatch.setattr(cribenv.files, "save_figure", keep)
+    for module in list(sys.modules.values()):   # the modules that imported it by name
+        if getattr(module, "save_figure", None) is real:
+            monkeypatch.setattr(module, "save_figure", keep)
     out = call()
     return seen["fig"], out
 

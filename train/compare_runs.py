@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from cribenv.files import save_figure
 from train.learning_curve import finite_number, numeric_rows
 
 #: The throw diagnostic's column (train.evaluation) and its axis label.
@@ -61,8 +62,6 @@ def plot_runs(runs: dict[str, list[dict[str, str]]], out: str | Path) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from matplotlib.ticker import EngFormatter
-
-    from cribenv.files import save_figure
 
     names = bots(runs)
     columns = [(f"{b}_win_rate", f"win rate against {b} (95% CI)") for b in names] + [REGRET]

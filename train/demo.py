@@ -17,6 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
+from agents.ppo import PPOAgent
+from cribenv.files import save_figure
 from train.checkpoints import has_checkpoint, read_checkpoint
 from train.evaluation import append_csv, evaluation_row
 from train.learning_curve import plot_learning_curve, plot_win_rates
@@ -89,8 +91,6 @@ def train_from_scratch(run_dir: Path, config: SelfPlayConfig, resume: bool,
                        log: Callable[[str], None] = print) -> Path:
     """Train (or, with ``resume``, continue) the run in ``run_dir``; make sure ``eval.csv``
     ends with an evaluation of the final policy; return the policy file."""
-    from agents.ppo import PPOAgent
-
     policy = train(config, run_dir, resume=resume, progress=True, log=log)
     state = read_checkpoint(run_dir)[1]
     steps, rows = int(state["step"]), eval_rows(run_dir)
@@ -134,8 +134,6 @@ def plot_demo_curve(rows: list[dict[str, str]], out: Path) -> Path:
     right.set_title(f"net points against {OPPONENT} (0: as strong)")
     fig.suptitle("Self-play PPO from scratch (cribenv demo)")
     fig.tight_layout()
-    from cribenv.files import save_figure
-
     save_figure(fig, out, dpi=110)
     plt.close(fig)
     return out

@@ -23,6 +23,7 @@ import numpy as np
 
 from agents import make_agent
 from agents.arena import BotFailure, play_game
+from cribenv.discard import analyse_discards
 from cribenv.game import Game, Phase, Rules
 from tournament import ROW_FIELDS, AgentSpec, pair_stats, play_task, schedule
 from tournament.schedule import agent_seed, deal_seed
@@ -61,8 +62,6 @@ def throw_quality(rows) -> dict[str, dict[str, float]]:
     over starters, the crib's other two cards random), the mean ``regret`` (the best option's
     expected value minus the one thrown; pegging ignored) and ``best`` (the share of throws
     that were the best option). A diagnostic of the evaluation, never a training signal."""
-    from cribenv.discard import analyse_discards
-
     result: dict[str, dict[str, list[float]]] = {}
     for dealer, six, thrown in rows:
         options = analyse_discards(list(six), dealer)

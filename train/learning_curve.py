@@ -9,6 +9,8 @@ from pathlib import Path
 
 import numpy as np
 
+from cribenv.files import save_figure
+
 
 def numeric_rows(path: Path, keys=None) -> list[dict[str, str]]:
     """The rows of the CSV file ``path`` with a finite number in every column of ``keys``
@@ -54,8 +56,6 @@ def plot_learning_curve(run_dir: str | Path) -> Path | None:
     ax.set_title(f"Self-play PPO: evaluation against {bots_named(rows)}")
     fig.tight_layout()
     out = run_dir / "learning_curve.png"
-    from cribenv.files import save_figure
-
     save_figure(fig, out, dpi=120)
     plt.close(fig)
     return out
@@ -123,8 +123,6 @@ def plot_training(run_dir: str | Path) -> Path | None:
         ax.xaxis.set_major_formatter(EngFormatter(sep=""))
     fig.tight_layout()
     out = run_dir / "training.png"
-    from cribenv.files import save_figure
-
     save_figure(fig, out, dpi=100)
     plt.close(fig)
     return out

@@ -24,10 +24,22 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents.features import FEATURES_VERSION, NUM_FEATURES, legal_features
+from agents.ppo import (
+    PHASE_DISCARD,
+    THROW_FEATURES,
+    ExpertPriorActor,
+    PolicyFileError,
+    load_policy,
+    policy_path,
+    save_tensors,
+    throw_tables,
+)
 from cribenv.observation import OBS_SIZE
 from cribenv.vector import HIDDEN_SIZE
 from train.layers import ACTIVATIONS, mlp, orthogonal_init
 from train.selfplay_config import NUM_CARDS, SelfPlayConfig
+from train.throw_values import ThrowValueNet, crib_sign
 
 
 @dataclass(frozen=True)
@@ -110,8 +122,6 @@ class CardRows:
     def of(cls, obs: np.ndarray, mask: np.ndarray) -> CardRows:
         """The legal cards of observation rows ``obs`` with masks ``mask`` (compiled: a few
         microseconds a row, :func:`agents.features.legal_features`)."""
-        from agents.features import legal_features
-
         return cls(*legal_features(obs, mask))
 
     def __getitem__(self, rows) -> CardRows:
@@ -141,8 +151,6 @@ class CardNetwork(nn.Module):
     def __init__(self, card_arch: list[int], activation: str = "relu", beta: float = 1.0,
                  orthogonal: bool = True) -> None:
         super().__init__()
-        from agents.features import NUM_FEATURES
-
         self.card_arch = list(card_arch)
         self.activation = activation
         width = self.card_arch[-1] if self.card_arch else NUM_FEATURES
@@ -180,9 +188,6 @@ class CardNetwork(nn.Module):
         """Write the network as an ``expert-prior`` policy file for 2 players to 121 (what
         the rollout fit and expert iteration make), its config the network's own fields and
         ``meta``; ``ppo:PATH`` plays it."""
-        from agents.features import FEATURES_VERSION
-        from agents.ppo import save_tensors
-
         config = {"arch": "expert-prior", "activation": self.activation,
                   "card_arch": self.card_arch, "features_version": FEATURES_VERSION,
                   "num_players": 2, "target": 121, **(meta or {})}
@@ -198,8 +203,6 @@ class CardNetwork(nn.Module):
         """The network of the ``expert-prior`` policy file ``path``, its sizes and activation
         read from the file; :class:`agents.ppo.PolicyFileError` names a file of another
         network."""
-        from agents.ppo import ExpertPriorActor, PolicyFileError, load_policy, policy_path
-
         loaded = load_policy(policy_path(path))
         if not isinstance(loaded, ExpertPriorActor):
             raise PolicyFileError(f"{path} is not an expert-prior policy file")
@@ -257,8 +260,6 @@ class ActorCritic(nn.Module):
             self.tables = throw_tables_torch()
         self.throw_values = None
         if config.throw_values:
-            from train.throw_values import ThrowValueNet
-
             self.throw_values = ThrowValueNet(config.value_arch, config.value_beta)
         if self.per_card:
             d = config.card_dim
@@ -389,8 +390,6 @@ def load_card_network(linears: list[Any], log_beta, path: str | Path,
     """Copy the card network and beta of the ``expert-prior`` policy file ``path``
     (``shipped``: the shipped agent) into torch ``linears`` and the parameter ``log_beta``;
     :class:`agents.ppo.PolicyFileError` names a file of another network or other layer sizes."""
-    from agents.ppo import ExpertPriorActor, PolicyFileError, load_policy, policy_path
-
     loaded = load_policy(policy_path(path))
     if not isinstance(loaded, ExpertPriorActor):
         raise PolicyFileError(f"{path} is not an expert-prior policy file")
@@ -407,16 +406,12 @@ def load_card_network(linears: list[Any], log_beta, path: str | Path,
 
 def throw_net(sizes: list[int], ctx: int):
     """The throw head's scorer: (34 counts + ``ctx``) -> hidden ``sizes`` -> 1 score."""
-    from agents.ppo import THROW_FEATURES
-
     return nn.Sequential(mlp([THROW_FEATURES + ctx, *sizes]),
                          orthogonal_init(nn.Linear(sizes[-1], 1), 0.01))
 
 
 def throw_tables_torch() -> dict[int, tuple[Any, Any, Any]]:
     """:func:`agents.ppo.throw_tables` for 5 and 6 cards held, as torch tensors."""
-    from agents.ppo import throw_tables
-
     return {n: tuple(torch.from_numpy(t) for t in throw_tables(n)) for n in (5, 6)}
 
 
@@ -466,8 +461,6 @@ def throw_inputs(obs, tables, values=None) -> ThrowInputs:
     """The :class:`ThrowInputs` of observation rows ``obs`` (torch, ``(N, OBS_SIZE)`` or wider):
     for each table of :func:`throw_tables_torch`, the rows of seats to discard holding that many
     cards; ``values`` (a :class:`train.throw_values.ThrowValueNet`): their show points too."""
-    from agents.ppo import PHASE_DISCARD
-
     one_hot = torch.nn.functional.one_hot
 
     def counts(ids):
@@ -490,8 +483,6 @@ def throw_inputs(obs, tables, values=None) -> ThrowInputs:
         allowed = valid[:, None, :] & member[None]                           # (B, n, T)
         shown = None
         if values is not None:
-            from train.throw_values import crib_sign
-
             sign = crib_sign(obs[rows])
             with torch.no_grad():
                 v = values(feats, sign)

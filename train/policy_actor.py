@@ -31,9 +31,11 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents.ppo import KeepsActor, MlpActor, PolicyFileError, load_policy, policy_path, save_tensors
 from cribenv.observation import OBS_SIZE
 from train.layers import ACTIVATIONS, mlp
 from train.networks import export_arrays, throw_logits, throw_net, throw_tables_torch
+from train.throw_values import ThrowValueNet
 
 __all__ = ["PolicyActor"]
 
@@ -56,8 +58,6 @@ class PolicyActor(nn.Module):
     :meth:`save` writes a policy file that ``ppo:PATH`` plays."""
 
     def __init__(self, actor: Any) -> None:
-        from agents.ppo import KeepsActor, MlpActor, PolicyFileError
-
         super().__init__()
         if not isinstance(actor, MlpActor):
             raise PolicyFileError(f"a {getattr(actor, 'arch', type(actor).__name__)!r} policy "
@@ -84,8 +84,6 @@ class PolicyActor(nn.Module):
         _copy(_linears(self.keep_net), actor.keep_layers)
         self.tables = throw_tables_torch()
         if actor.value_layers:
-            from train.throw_values import ThrowValueNet
-
             values = [(wt.T, b) for wt, b in actor.value_layers]   # stored (in, out)
             self.throw_values = ThrowValueNet([int(w.shape[0]) for w, _ in values[:-1]],
                                               actor.value_beta)
@@ -97,8 +95,6 @@ class PolicyActor(nn.Module):
     def from_policy_file(cls, path: str | Path) -> PolicyActor:
         """The actor of the policy file ``path`` (or a shipped name, ``scratch``);
         :class:`agents.ppo.PolicyFileError` names a file of another network."""
-        from agents.ppo import load_policy, policy_path
-
         return cls(load_policy(policy_path(path)))
 
     def action_layer(self) -> tuple[torch.Tensor, torch.Tensor]:
@@ -118,6 +114,4 @@ class PolicyActor(nn.Module):
     def save(self, path: str | Path, meta: dict[str, Any] | None = None) -> Path:
         """Write the actor as a policy file of its kind, its config the file's it was read
         from updated by ``meta``."""
-        from agents.ppo import save_tensors
-
         return save_tensors(path, export_arrays(self), {**self.config, **(meta or {})})

@@ -28,6 +28,8 @@ from typing import Any
 
 import numpy as np
 
+from agents import make_agent
+from agents.ppo import PPOAgent
 from train.config import TrainConfig
 
 RULES = ("uniform", "priority")
@@ -130,9 +132,6 @@ def sb3_pool(config: TrainConfig, seed: int) -> OpponentPool:
     """The SB3 trainer's pool: the ``uniform`` rule over ``config.heuristics`` (bot ``i``
     seeded ``seed + i``) and the newest ``config.pool_size`` snapshots, each played by
     sampling from its policy (seeded ``seed + 1000 + kept``)."""
-    from agents import make_agent
-    from agents.ppo import PPOAgent
-
     def load(path: Path, kept: int) -> PPOAgent:
         return PPOAgent(path, seed=seed + 1000 + kept, sample=True)
 

@@ -51,9 +51,13 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import numba
 import numpy as np
 import torch
+from tqdm import tqdm
 
+from agents.ppo import PPOAgent
+from agents.winprob import solve_for_policy
 from train.checkpoints import (
     CheckpointError,
     describe_resume,
@@ -78,6 +82,7 @@ from train.pool import OpponentPool
 from train.selfplay_config import EXPERT, TRAINER, SelfPlayConfig, check_device
 from train.selfplay_rollout import Games, SeatRollout, collect, selfplay_pool
 from train.selfplay_team import SOLO, Solo, Team, check_same_weights, team, weights_digest
+from train.throw_values import fit_throw_values
 
 __all__ = ["SelfPlayConfig", "train", "plot_training"]
 
@@ -261,8 +266,6 @@ class Learner:
 def _use_threads(config: SelfPlayConfig) -> None:
     """Torch and the batched engine on the run's threads."""
     torch.set_num_threads(config.threads)
-    import numba
-
     numba.set_num_threads(min(config.engine_threads, numba.config.NUMBA_NUM_THREADS))
 
 
@@ -347,8 +350,6 @@ def _stop_on_signal():
 
 @contextlib.contextmanager
 def _progress_bar(config: SelfPlayConfig, state: dict[str, Any], progress: bool):
-    from tqdm import tqdm
-
     bar = tqdm(total=config.total_steps, initial=min(state["step"], config.total_steps),
                unit="step", disable=not progress, desc="self-play PPO", smoothing=0.05)
     try:
@@ -398,8 +399,6 @@ def _learn(learner: Learner, batch: dict[str, np.ndarray], games: Games,
                         train_policy=step >= config.value_warmup, crew=crew)
     values = learner.throw_values
     if values is not None:
-        from train.throw_values import fit_throw_values
-
         samples = games.take_samples()
         stats["throw_value_loss"] = fit_throw_values(
             values, learner.value_opt, samples, config.n_epochs, VALUE_BATCH, learner.gen,
@@ -448,8 +447,6 @@ def _finish(config: SelfPlayConfig, run_dir: Path, learner: Learner, rng: np.ran
         export_policy(export_arrays(learner.net), final, config, state["step"],
                       {"steps_per_second": round(speed, 1)})
     if config.search_table_hands and not stopped:
-        from agents.winprob import solve_for_policy
-
         solve_for_policy(final, config.search_table_hands, config.seed, log)
     if writer is not None:
         writer.close()
@@ -803,8 +800,6 @@ def _log_update(run_dir: Path, writer, stats: dict[str, float]) -> None:
 
 def learner_agent(net, config: SelfPlayConfig, path: Path):
     """The learner as a ``ppo:PATH`` agent (greedy over its logits), via its exported file."""
-    from agents.ppo import PPOAgent
-
     export_policy(export_arrays(net), path, config, 0)
     return PPOAgent(path)
 

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from agents.ppo import ExpertPriorActor, KeepsActor, load_policy
 from cribenv.game import Rules
 from cribenv.observation import OBS_SIZE
 from cribenv.vector import VectorGame
@@ -177,8 +178,6 @@ def frozen_actor(path: Path, device: str = "cpu"):
 
     (Torch rather than the numpy :class:`agents.ppo.MlpActor`: same numbers, and it keeps to
     the trainer's torch threads, where numpy's BLAS may start threads of its own.)"""
-    from agents.ppo import ExpertPriorActor, KeepsActor, load_policy
-
     policy = load_policy(path)
 
     def linears(weights) -> list[Any]:

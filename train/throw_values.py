@@ -23,6 +23,7 @@ import torch
 from torch import nn
 
 from agents.ppo import THROW_FEATURES, throw_features, throw_tables
+from cribenv.observation import OFFSETS
 from cribenv.scoring import score_hands
 from train.layers import mlp, orthogonal_init
 from train.selfplay_team import SOLO, Solo
@@ -80,8 +81,6 @@ def turned_samples(vg, games: np.ndarray) -> dict[str, np.ndarray]:
 
 def crib_sign(obs) -> torch.Tensor:
     """+1 for observation rows whose seat's side deals (its crib), else -1 (torch)."""
-    from cribenv.observation import OFFSETS
-
     dealer, team = OFFSETS["dealer"], OFFSETS["teammate"]
     own = (obs[:, dealer] * obs[:, team]).sum(-1) > 0
     return own.float() * 2 - 1
