@@ -213,3 +213,18 @@ def test_the_jax_section_skips_in_a_line_without_jax(monkeypatch, capsys):
     assert main(["bench", "--seconds", "0.05", "--only", "jax", "-q"]) == 0
     out = capsys.readouterr().out
     assert "jax engine: skipped: jax is not installed" in out
+
+
+def test_the_training_section_prints_the_recipe_on_two_workers_beside_one(capsys):
+    """The 2-worker row has no rate a CPU-second (its CPU time is the leader's alone) and the
+    ratio line divides the two wall rates."""
+    import benchmarks.training as training
+
+    one = {"steps_per_s": 9000.0, "steps_per_cpu_s": 9500.0}
+    two = {"steps_per_s": 13500.0, "steps_per_cpu_s": None}
+    training.report({"net_arch": [128, 128], "sb3": {"steps_per_s": 3000.0,
+                                                     "steps_per_cpu_s": 3100.0},
+                     "selfplay_recipe_1t": one, "selfplay_recipe_2w": two})
+    out = capsys.readouterr().out
+    assert re.search(r"the recipe, 2 workers \(processes\) +13,500 +4\.5x +n/a +n/a", out), out
+    assert "the recipe on 2 workers: 1.50x its decisions a second (wall) on 1" in out
