@@ -3,7 +3,7 @@ its work, loaded when it runs.
 
 A command's module lives with the layer it uses (``score`` and ``discard`` in
 ``cribenv/commands/``, ``play`` beside the bots, ``demo`` and ``train`` beside the trainers,
-``bench`` in ``benchmarks/``) and provides ``configure(parser)`` (adds the arguments) and
+``bench`` in ``train/benchmarks/``) and provides ``configure(parser)`` (adds the arguments) and
 ``run(args) -> int`` (does the work). This file imports none of them: it names them in
 :data:`COMMANDS` and imports the chosen one alone, so ``cribenv score`` and every ``--help``
 stay quick, and the core imports no layer above it (``tests/test_layers.py``).
@@ -32,7 +32,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "tournament": ("tournament", "bots and checkpoints against each other, with CIs"),
     "ladder": ("tournament.ladder.command",
                "a bot's rating on frozen deals against fixed anchors: the leaderboard"),
-    "bench": ("benchmarks.command", "benchmarks: scoring, engine and env speed vs baselines"),
+    "bench": ("train.benchmarks.command", "benchmarks: scoring, engine and env speed vs baselines"),
     "demo": ("train.demo_command", "the README's main job: a quick tour end to end"),
 }
 
@@ -66,8 +66,9 @@ def _missing_extra(name: str, exc: ModuleNotFoundError) -> int | None:
 def load_command(module_name: str) -> ModuleType:
     """The module of a command. In an editable install another distribution's namespace
     package can shadow one of the checkout's top-level packages (torchrl 0.14's wheel installs
-    a ``benchmarks`` folder without ``__init__.py``, found first): then the checkout holding
-    ``cribenv`` goes first on the path and its package is imported."""
+    a ``benchmarks`` folder without ``__init__.py``, which shadowed ours until the benchmarks
+    moved to ``train.benchmarks``): then the checkout holding ``cribenv`` goes first on the
+    path and its package is imported."""
     top = module_name.split(".")[0]
     try:
         module = importlib.import_module(module_name)

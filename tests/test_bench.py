@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from benchmarks import env as bench_env
 from cribenv.cli import main
+from train.benchmarks import env as bench_env
 
 NUMBER = r"\d[\d,]*(\.\d+)?"
 RATIO = NUMBER + "x"
@@ -81,7 +81,7 @@ def test_bad_seconds_is_an_error(capsys):
 
 
 def test_sections_have_the_documented_shape():
-    import benchmarks
+    from train import benchmarks
 
     names = benchmarks.section_names()
     assert names == ["scoring", "engine", "vector_engine", "jax", "env", "openspiel", "search",
@@ -102,7 +102,7 @@ def test_the_protocol_section_measures_the_overhead_beside_a_bare_round_trip(cap
 
 
 def test_a_new_section_is_found_by_its_presence(tmp_path, monkeypatch, capsys):
-    import benchmarks
+    from train import benchmarks
 
     (tmp_path / "zz_fake.py").write_text(
         "ORDER = 5\n"
@@ -153,16 +153,16 @@ def test_the_bench_command_is_a_thin_dispatcher():
     """The benchmarks live in their sections; the command only parses and calls."""
     from pathlib import Path
 
-    import benchmarks.command as command
+    import train.benchmarks.command as command
 
     source = Path(command.__file__).read_text()
     assert "def run(" in source and source.count("\n") < 80
     assert "benchmarks.run_sections" in source
 
 
-def test_bench_finds_its_own_package_when_another_benchmarks_shadows_it(tmp_path):
-    """torchrl 0.14's wheel installs a top-level ``benchmarks`` folder (a namespace package);
-    with cribenv installed editable, ``import benchmarks`` then finds that one first."""
+def test_bench_runs_beside_another_distributions_top_level_benchmarks(tmp_path):
+    """torchrl 0.14's wheel installs a top-level ``benchmarks`` folder (a namespace package),
+    which once shadowed ours; cribenv installs no such name now (``train.benchmarks``)."""
     import os
     import subprocess
     import sys
@@ -181,7 +181,7 @@ def test_bench_finds_its_own_package_when_another_benchmarks_shadows_it(tmp_path
 def test_the_libraries_section_prints_each_route_and_the_ratio(monkeypatch, capsys):
     """Gymnasium's two routes measured in one run (the other libraries, slower to start,
     are left out here): the batched route is the faster, and the line says by how much."""
-    import benchmarks.libraries as libraries
+    import train.benchmarks.libraries as libraries
 
     monkeypatch.setattr(libraries, "LIBRARIES", {"Gymnasium": libraries._gymnasium})
     assert main(["bench", "--seconds", "0.3", "--only", "libraries", "-q"]) == 0
@@ -195,7 +195,7 @@ def test_the_libraries_section_prints_each_route_and_the_ratio(monkeypatch, caps
 def test_the_jax_section_prints_the_jax_engine_beside_vector_game(monkeypatch, capsys):
     """One small batch (the compile is most of the time): both rates and their ratio."""
     pytest.importorskip("jax")
-    import benchmarks.jax as bench_jax
+    import train.benchmarks.jax as bench_jax
 
     monkeypatch.setattr(bench_jax, "BATCHES", (256,))
     assert main(["bench", "--seconds", "0.1", "--only", "jax", "-q"]) == 0
@@ -218,7 +218,7 @@ def test_the_jax_section_skips_in_a_line_without_jax(monkeypatch, capsys):
 def test_the_training_section_prints_the_recipe_on_two_workers_beside_one(capsys):
     """The 2-worker row has no rate a CPU-second (its CPU time is the leader's alone) and the
     ratio line divides the two wall rates."""
-    import benchmarks.training as training
+    import train.benchmarks.training as training
 
     one = {"steps_per_s": 9000.0, "steps_per_cpu_s": 9500.0}
     two = {"steps_per_s": 13500.0, "steps_per_cpu_s": None}

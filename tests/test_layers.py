@@ -1,5 +1,6 @@
-"""Imports point down: ``cribenv`` never imports the layers above it (``agents``, ``train``,
-``benchmarks``) nor torch, and no module imports itself back through another (no circles); the
+"""Imports point down: ``cribenv`` never imports the layers above it (``agents``,
+``tournament``, ``webtable``, ``train`` with ``train.benchmarks``) nor torch, and no module
+imports itself back through another (no circles); the
 command line's table (``cribenv/cli.py``'s ``COMMANDS``) names the commands' modules of the
 layers above, loaded when one runs, and is the one place the core names them. The env core
 installs and runs with numpy, gymnasium and pettingzoo alone."""
@@ -18,7 +19,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 CORE = ROOT / "cribenv"
 # the packages in the order they build on each other: each imports only those before it
-LAYERS = ("cribenv", "agents", "tournament", "webtable", "train", "benchmarks")
+LAYERS = ("cribenv", "agents", "tournament", "webtable", "train")
 ABOVE = (*LAYERS[1:], "torch")
 # adapters to RL libraries built on torch: each is imported only by whoever uses it (never by
 # `import cribenv`, which test_importing_the_env_core_loads_no_extra checks), so torch is
@@ -97,7 +98,7 @@ def test_the_layers_above_the_core_import_downward_too(package):
 def test_the_command_table_is_the_one_place_the_core_names_a_layer_above():
     """``cribenv/cli.py`` imports no command; its ``COMMANDS`` table names each command's
     module (those of the layers above live there: ``agents.terminal``, ``train.demo_command``,
-    ``benchmarks.command``, ...), and no other string of the core names a module above."""
+    ``train.benchmarks.command``, ...), and no other string of the core names a module above."""
     from cribenv.cli import COMMANDS
 
     table = {module for module, _ in COMMANDS.values()}

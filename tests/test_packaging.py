@@ -31,3 +31,21 @@ def test_the_web_tables_templates_and_jinja2_ship_with_the_web_extra():
     assert {"page.html", "table.html", "lobby.html", "replay.html", "review.html"} <= {
         p.name for p in templates}
     assert all(p.is_file() for p in templates)   # "templates/*" ships no sub-folder
+
+
+def test_the_installed_top_level_names_are_the_projects_own(tmp_path):
+    """What ``pyproject.toml``'s package list installs: the five packages by their exact names
+    (a pattern such as ``tournament*`` also took a ``tournaments`` output folder), and no
+    generic ``benchmarks`` beside them (torchrl installs one; ours is ``train.benchmarks``)."""
+    from setuptools import find_packages
+
+    found = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    include = found["tool"]["setuptools"]["packages"]["find"]["include"]
+    packages = find_packages(str(ROOT), include=include)
+    projects = {"cribenv", "agents", "tournament", "webtable", "train"}
+    assert {p.split(".")[0] for p in packages} == projects
+    assert "train.benchmarks" in packages
+    for name in [*projects, "tournaments", "trainer", "benchmarks"]:   # look-alikes too
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "__init__.py").write_text("")
+    assert set(find_packages(str(tmp_path), include=include)) == projects

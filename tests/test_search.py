@@ -138,7 +138,7 @@ def test_search_plays_as_an_env_opponent():
 
 
 def test_the_bench_section_reports_search_beside_its_base():
-    import benchmarks
+    from train import benchmarks
 
     section = benchmarks.load_section("search")
     res = section.run(0.05, lambda text: None)

@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks import Progress
-from benchmarks._timing import ROUNDS, fmt_rate, fmt_ratio, timed
+from train.benchmarks import Progress
+from train.benchmarks._timing import ROUNDS, fmt_rate, fmt_ratio, timed
 
 ORDER = 30
 

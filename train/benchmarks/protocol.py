@@ -14,7 +14,7 @@ import sys
 import time
 from typing import Any
 
-from benchmarks._timing import fmt_rate
+from train.benchmarks._timing import fmt_rate
 
 ORDER = 45
 GOAL_US = 100.0

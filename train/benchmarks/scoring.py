@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks import Progress
-from benchmarks._timing import fmt_rate, fmt_ratio, fmt_seconds, timed
+from train.benchmarks import Progress
+from train.benchmarks._timing import fmt_rate, fmt_ratio, fmt_seconds, timed
 
 ORDER = 10
 FULL_COMBOS = 12_994_800          # C(52, 4) hands x 48 starters

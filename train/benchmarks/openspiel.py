@@ -11,8 +11,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from benchmarks import Progress
-from benchmarks._timing import ROUNDS, fmt_rate, fmt_ratio, timed
+from train.benchmarks import Progress
+from train.benchmarks._timing import ROUNDS, fmt_rate, fmt_ratio, timed
 
 ORDER = 35
 GAMES = {"python_cribenv": "python_cribenv (cribenv engine, Python)",

@@ -6,8 +6,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from benchmarks import Progress
-from benchmarks._timing import ROUNDS, fmt_rate, timed
+from train.benchmarks import Progress
+from train.benchmarks._timing import ROUNDS, fmt_rate, timed
 
 ORDER = 20
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from benchmarks._timing import ROUNDS, fmt_rate, fmt_ratio, timed
+from train.benchmarks._timing import ROUNDS, fmt_rate, fmt_ratio, timed
 
 ORDER = 27
 DEFAULT = False          # needs the 'jax' extra, compiles for a while: cribenv bench --only jax
@@ -81,7 +81,7 @@ def run(seconds: float, progress: Callable[[str], None]) -> dict[str, Any]:
         import jax
     except ImportError:
         return {"skipped": "jax is not installed (pip install -e '.[jax]')"}
-    from benchmarks.vector_engine import VectorRandomPlay
+    from train.benchmarks.vector_engine import VectorRandomPlay
 
     rows = []
     for batch in BATCHES:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from benchmarks._timing import fmt_rate, fmt_ratio
+from train.benchmarks._timing import fmt_rate, fmt_ratio
 
 ORDER = 40
 BUDGETS = (60, 240, 600, 2400)     # playouts a decision
@@ -49,7 +49,7 @@ def _rate(agent: Any, positions: list, seconds: float) -> tuple[float, float]:
 
 def run(seconds: float, progress: Any) -> dict[str, Any]:
     from agents import make_agent
-    from benchmarks.vector_engine import VectorRandomPlay
+    from train.benchmarks.vector_engine import VectorRandomPlay
 
     progress("search: positions")
     positions = _positions()

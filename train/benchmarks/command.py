@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 
-import benchmarks
+from train import benchmarks
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

@@ -15,18 +15,18 @@ its presence (no list to edit) and has this shape::
         '''Print the section's table from run()'s result: a title line, then the rows.'''
 
 A section measures its baselines itself, in the same run, and skips a baseline that is not
-installed with a note in its result rather than failing. ``benchmarks._timing`` holds the
+installed with a note in its result rather than failing. ``train.benchmarks._timing`` holds the
 shared helpers (``timed``, ``ROUNDS`` for interleaved slices, ``fmt_rate``, ``fmt_ratio``,
-``fmt_seconds``); ``benchmarks.env.AECRandomPlay`` plays any AEC env the way users run one
+``fmt_seconds``); ``train.benchmarks.env.AECRandomPlay`` plays any AEC env the way users run one
 (seeded once, then ``reset()`` without a seed). A long section (a training run) sets
 ``DEFAULT = False``. The sections today: ``scoring``
 (hand scoring against the plain reference scorer), ``engine`` (the rules engine), ``env``
 (the AEC env and the Gymnasium wrapper against PettingZoo's leduc and OpenSpiel's cribbage),
 ``openspiel`` (the ``python_cribenv`` OpenSpiel game against OpenSpiel's C++ cribbage) and
-``search`` (the search agent beside its base). ``benchmarks.command`` is ``cribenv bench``
+``search`` (the search agent beside its base). ``train.benchmarks.command`` is ``cribenv bench``
 itself (its options), not a section.
 
-    >>> import benchmarks
+    >>> from train import benchmarks
     >>> [name for name in benchmarks.section_names() if name in ("scoring", "engine", "env")]
     ['scoring', 'engine', 'env']
 """

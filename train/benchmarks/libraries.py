@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks._timing import fmt_rate, fmt_ratio
+from train.benchmarks._timing import fmt_rate, fmt_ratio
 
 ORDER = 65
 DEFAULT = False   # the 'integrations' and 'rllib' extras: cribenv bench --only libraries
@@ -77,9 +77,9 @@ def _gymnasium(seconds: float) -> tuple[float, float]:
 def _sb3(seconds: float) -> tuple[float, float]:
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from benchmarks.sb3 import _collect_rate
     from cribenv.integrations.sb3 import BatchedVecEnv
     from cribenv.wrappers import SingleAgentCribbageEnv
+    from train.benchmarks.sb3 import _collect_rate
 
     dummy = DummyVecEnv([lambda i=i: SingleAgentCribbageEnv(opponent="random", seed=i)
                          for i in range(16)])

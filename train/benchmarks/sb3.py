@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from benchmarks._timing import fmt_rate, fmt_ratio
+from train.benchmarks._timing import fmt_rate, fmt_ratio
 
 ORDER = 60
 DEFAULT = False          # needs the 'train' extra; run it with cribenv bench --only sb3

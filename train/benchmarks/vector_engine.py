@@ -16,7 +16,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from benchmarks._timing import ROUNDS, fmt_rate, fmt_ratio, timed
+from train.benchmarks._timing import ROUNDS, fmt_rate, fmt_ratio, timed
 
 ORDER = 25
 BATCH = 4096          # games stepped together
@@ -76,7 +76,7 @@ def _process_main(num_players: int, observe: bool, seed: int, seconds: float) ->
 
 def processes_rate(num_players: int, observe: bool, seconds: float, processes: int = 2) -> float:
     """Decisions/s of ``processes`` single-threaded processes playing at the same time."""
-    code = (f"from benchmarks.vector_engine import _process_main; "
+    code = (f"from train.benchmarks.vector_engine import _process_main; "
             f"_process_main({num_players}, {observe}, {{seed}}, {seconds})")
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # this checkout first
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, *(p for p in sys.path if p)]))
@@ -115,8 +115,8 @@ def _key(players: int, observe: bool, how: str) -> str:
 
 
 def run(seconds: float, progress: Callable[[str], None]) -> dict[str, Any]:
-    from benchmarks.engine import EngineRandomPlay
-    from benchmarks.env import ENVS, PEER_HINT, AECRandomPlay
+    from train.benchmarks.engine import EngineRandomPlay
+    from train.benchmarks.env import ENVS, PEER_HINT, AECRandomPlay
 
     progress("vector engine: compiling / loading the kernels, building the baselines")
     vector = {case: VectorRandomPlay(*case) for case in CASES}
