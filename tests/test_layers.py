@@ -255,7 +255,8 @@ def test_data_files_ship_inside_the_package_that_reads_them():
 @pytest.mark.parametrize("package", LAYERS)
 def test_every_package_is_shipped_and_doctested(package):
     config = pyproject()["tool"]
-    assert f"{package}*" in config["setuptools"]["packages"]["find"]["include"]
+    include = config["setuptools"]["packages"]["find"]["include"]
+    assert package in include and f"{package}.*" in include
     assert package in config["pytest"]["ini_options"]["testpaths"]
     assert "--doctest-modules" in config["pytest"]["ini_options"]["addopts"]
 

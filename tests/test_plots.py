@@ -60,7 +60,7 @@ def figure_of(monkeypatch, call):
 
     monkeypatch.setattr(cribenv.files, "save_figure", keep)
     for module in list(sys.modules.values()):   # the modules that imported it by name
-        if getattr(module, "save_figure", None) is real:
+        if getattr(module, "__dict__", {}).get("save_figure") is real:
             monkeypatch.setattr(module, "save_figure", keep)
     out = call()
     return seen["fig"], out
