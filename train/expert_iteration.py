@@ -73,7 +73,7 @@ import numpy as np
 from agents.search import MAX_PLAYOUTS, MODELS
 from cribenv.checks import int_arg
 from cribenv.files import write_text
-from train.flags import add_flag
+from train.flags import add_flag, settings_from_flags
 from train.iteration_games import CHUNK_GAMES, PLAY, chunk_seed, play_round, read_chunk
 from train.run_lock import holding
 from train.settings import Settings, described, setting
@@ -635,9 +635,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def settings_of(args: argparse.Namespace) -> IterationSettings:
     """The settings the flags ``args`` give (the defaults for those not given)."""
-    return IterationSettings(**{s.name: getattr(args, s.name)
-                                for s in described(IterationSettings)
-                                if getattr(args, s.name) is not None})
+    return settings_from_flags(IterationSettings, args)
 
 
 def run(args: argparse.Namespace) -> int:

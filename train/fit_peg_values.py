@@ -22,7 +22,7 @@ from agents.expert import ExpertAgent
 from agents.peg_values import NUM_KEEP_FEATURES, PegValues, keep_features
 from cribenv.checks import int_arg, writable_file
 from cribenv.game import Game, Phase, Played, PlayerView, Rules, SeriesEnd
-from train.flags import add_flag
+from train.flags import add_flag, settings_from_flags
 from train.settings import Settings, described, setting
 
 
@@ -120,9 +120,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    settings = PegValueSettings(**{s.name: getattr(args, s.name)
-                                   for s in described(PegValueSettings)
-                                   if getattr(args, s.name) is not None})
+    settings = settings_from_flags(PegValueSettings, args)
     writable_file(args.out, "--out")   # before the hands are played
 
     chunk = 2_000

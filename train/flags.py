@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import warnings
 
-from train.settings import Setting
+from train.settings import Setting, described
 
 
 def add_flag(group, s: Setting, old_name: str | None = None) -> None:
@@ -60,3 +60,10 @@ def true_or_false(text: str) -> bool:
     if text.lower() in ("0", "false", "no", "off"):
         return False
     raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
+
+
+def settings_from_flags(kind: type, args: argparse.Namespace):
+    """The settings of class ``kind`` that the parsed flags ``args`` give (its defaults for
+    the flags not given: :func:`add_flag` leaves those None)."""
+    return kind(**{s.name: getattr(args, s.name) for s in described(kind)
+                   if getattr(args, s.name) is not None})

@@ -35,7 +35,7 @@ from agents.features import PRIOR_CLIP, best_throws, card_features
 from agents.ppo import ExpertPriorActor, PPOAgent
 from cribenv.checks import int_arg, real_number, writable_file
 from cribenv.game import Game, Phase, Played, PlayerView, Rules, SeriesEnd
-from train.flags import add_flag
+from train.flags import add_flag, settings_from_flags
 from train.settings import ExpertPriorNetwork, Settings, described, setting
 
 ENDGAME = 100   # no samples once a side has this many points (pegging out dominates there)
@@ -425,9 +425,7 @@ def fit_rollouts(games: int, out: str | Path, workers: int = 2, seed: int = 0,
 
 
 def run(args: argparse.Namespace) -> int:
-    settings = RolloutSettings(**{s.name: getattr(args, s.name)
-                                  for s in described(RolloutSettings)
-                                  if getattr(args, s.name) is not None})
+    settings = settings_from_flags(RolloutSettings, args)
     fit_rollouts(settings.games, args.out, workers=args.workers, seed=settings.seed,
                  card_arch=settings.card_arch, epochs=settings.epochs, beta=settings.beta,
                  policy=settings.policy or None, data_path=settings.data or None,
